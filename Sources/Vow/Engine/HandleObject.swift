@@ -1,0 +1,38 @@
+/// The base of every object a C handle points at (promises, resolvers, values, errors,
+/// dispatchers, trampolines).
+///
+/// The first stored property is a type tag at a fixed offset, so the C entry points can
+/// check cheaply that a `vow_value *` really is a value (and not a promise, or an object
+/// already released) before touching it. `deinit` overwrites the tag, so a handle used
+/// after its last release is usually caught too (not always: the memory may be reused).
+class HandleObject {
+    final var handleTag: HandleTag
+
+    init(tag: HandleTag) { handleTag = tag }
+
+    deinit { handleTag = .released }
+}
+
+/// Tags of the C handle types; the raw values spell the type in ASCII, so they stand out
+/// in a debugger and are unlikely to appear by chance.
+enum HandleTag: UInt64 {
+    case promise = 0x6d6f_7270_2d77_6f76     // "vow-prom"
+    case resolver = 0x6f73_6572_2d77_6f76    // "vow-reso"
+    case value = 0x756c_6176_2d77_6f76       // "vow-valu"
+    case error = 0x6f72_7265_2d77_6f76       // "vow-erro"
+    case dispatcher = 0x7073_6964_2d77_6f76  // "vow-disp"
+    case trampoline = 0x6d61_7274_2d77_6f76  // "vow-tram"
+    case released = 0x6464_6173_6165_6c65    // "eleased" (a released handle)
+
+    var typeName: String {
+        switch self {
+        case .promise: return "vow_promise"
+        case .resolver: return "vow_resolver"
+        case .value: return "vow_value"
+        case .error: return "vow_error"
+        case .dispatcher: return "vow_dispatcher"
+        case .trampoline: return "vow_trampoline"
+        case .released: return "a released handle"
+        }
+    }
+}

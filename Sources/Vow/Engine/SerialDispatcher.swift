@@ -1,0 +1,104 @@
+import Dispatch
+
+/// A serial queue of jobs, drained in batches by one Dispatch worker at a time.
+///
+/// The library's default dispatcher is one of these. Submitting to it costs no allocation:
+/// jobs wait in an array guarded by a lock, and a drain is started on the underlying
+/// Dispatch queue only when the queue goes from idle to busy. While a drain runs, work
+/// submitted to the same queue (the next link of a chain) is appended and run by the same
+/// loop, which is how a long chain settles without recursion and without a Dispatch
+/// round-trip per link. Jobs run one at a time, in submission order.
+public final class SerialDispatcher: Dispatcher, @unchecked Sendable {
+    // @unchecked: `jobs` and `draining` are only touched under `lock`.
+    private let lock = VowLock()
+    private var jobs: [Job] = []
+    private var draining = false
+    private let underlying: DispatchQueue
+
+    /// Makes a serial dispatcher; `label` names its Dispatch queue in debuggers.
+    public init(label: String = "vow.serial") {
+        underlying = DispatchQueue(label: label)
+    }
+
+    public var isSerial: Bool { true }
+
+    public func dispatch(_ work: @escaping @Sendable () -> Void) {
+        enqueue(Job(body: { _ in work() }, outcome: .fulfilled(())))
+    }
+
+    func enqueue(_ job: Job) {
+        lock.lock()
+        jobs.append(job)
+        let startDrain = !draining
+        draining = true
+        lock.unlock()
+        if startDrain {
+            underlying.async { self.drain() }
+        }
+    }
+
+    private func drain() {
+        let state = ThreadState.current
+        let outer = state.runningSerialDispatcher
+        state.runningSerialDispatcher = ObjectIdentifier(self)
+        defer { state.runningSerialDispatcher = outer }
+        var batch: [Job] = []
+        while true {
+            lock.lock()
+            swap(&batch, &jobs)
+            if batch.isEmpty {
+                draining = false
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            for job in batch { job.run() }
+            batch.removeAll(keepingCapacity: batch.capacity <= 4096)
+        }
+    }
+}
+
+/// Wraps a dispatcher and drops (never runs) the work submitted after `invalidate()`.
+///
+/// A promise whose callback was dropped this way is rejected with the cancellation error,
+/// so a chain on an invalidated queue ends instead of hanging, and `finally` handlers
+/// downstream still run (on their own dispatchers).
+public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
+    // @unchecked: `valid` is guarded by `lock`.
+    private let lock = VowLock()
+    private var valid = true
+    private let target: any Dispatcher
+
+    public init(_ target: any Dispatcher = .default) {
+        self.target = resolved(target)
+    }
+
+    /// Stops running work: everything submitted later, or still waiting in the target, is
+    /// dropped. Cannot be undone.
+    public func invalidate() {
+        lock.withLock { valid = false }
+    }
+
+    public var isValid: Bool { lock.withLock { valid } }
+
+    public var isSerial: Bool { target.isSerial }
+
+    public func dispatch(_ work: @escaping @Sendable () -> Void) {
+        guard isValid else { return }
+        target.dispatch { [self] in
+            if self.isValid { work() }
+        }
+    }
+
+    /// Used by the engine: a dropped job cancels the promise it would have settled.
+    func submit(_ job: Job, dependent: Core?) {
+        guard isValid else {
+            dependent?.cancel()
+            return
+        }
+        let target = self.target
+        submitJob(Job(body: { [self] outcome in
+            if self.isValid { job.run() } else { dependent?.cancel() }
+        }, outcome: job.outcome), to: target)
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Per-thread state of the engine, reached through a pthread key.
+///
+/// - the inline trampoline: jobs for the `.inline` dispatcher that were submitted while
+///   another inline job runs on this thread wait here, so settling a long chain inline is
+///   a loop, not a recursion;
+/// - the dispatcher whose job this thread is running (deadlock detection in `wait()`);
+/// - the deferred-release list: handlers of pending promises that were deallocated,
+///   dropped one by one in a loop so that freeing a long pending chain never recurses.
+///
+/// Only its own thread touches a `ThreadState`.
+final class ThreadState {
+    var inlineJobs: [Job] = []
+    var inlineHead = 0
+    var inlineActive = false
+
+    /// The dispatcher whose job runs on this thread now (nil outside jobs, and for
+    /// concurrent dispatchers).
+    var runningSerialDispatcher: ObjectIdentifier?
+
+    var releasing = false
+    var deferredReleases: [Handler] = []
+
+    static var current: ThreadState {
+        if let raw = pthread_getspecific(threadStateKey) {
+            return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let state = ThreadState()
+        pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
+        return state
+    }
+
+    /// Drops `handlers` (and everything they hold) without recursion: when dropping one
+    /// frees a pending promise whose deinit hands its own handlers here, those are
+    /// appended and dropped by the outermost call's loop.
+    static func release(_ handlers: consuming [Handler]) {
+        let state = current
+        if state.releasing {
+            state.deferredReleases.append(contentsOf: handlers)
+            return
+        }
+        state.releasing = true
+        var batch = handlers
+        while !batch.isEmpty {
+            batch.removeAll()  // may run deinits that append to deferredReleases
+            swap(&batch, &state.deferredReleases)
+        }
+        state.releasing = false
+    }
+}
+
+private let threadStateKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let rc = pthread_key_create(&key) { raw in
+        if let raw { Unmanaged<ThreadState>.fromOpaque(raw).release() }
+    }
+    precondition(rc == 0, "vow: pthread_key_create failed (\(rc))")
+    return key
+}()

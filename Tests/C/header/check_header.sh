@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Compiles include/vow.h as strict C99 and C++17 with gcc, clang, g++ and
+# clang++ (zero warnings), and checks with clang that every pointer in the
+# header carries a nullability annotation (Swift's @c @implementation
+# compares nullability against it).
+#
+# Usage: Tests/C/header/check_header.sh [REPO_ROOT]
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="${1:-$(cd "$here/../../.." && pwd)}"
+header="$root/include/vow.h"
+
+if [[ ! -f "$header" ]]; then
+    echo "header: $header not found" >&2
+    exit 1
+fi
+
+for tool in gcc g++ clang clang++; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "header: FAIL: '$tool' not found on PATH (clang is in the Swift toolchain, e.g. /opt/swift/usr/bin)" >&2
+        exit 1
+    fi
+done
+
+warn="-Wall -Wextra -pedantic -Werror"
+failed=0
+
+check() { # label compiler args...
+    local label="$1"
+    shift
+    if "$@"; then
+        echo "header: $label ok"
+    else
+        echo "header: $label FAILED" >&2
+        failed=1
+    fi
+}
+
+# shellcheck disable=SC2086
+{
+check "gcc c99"       gcc     -std=c99   $warn -fsyntax-only -I"$root/include" "$here/header_c.c"
+check "clang c99"     clang   -std=c99   $warn -fsyntax-only -I"$root/include" "$here/header_c.c"
+check "g++ c++17"     g++     -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/header_cpp.cpp"
+check "clang++ c++17" clang++ -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/header_cpp.cpp"
+}
+
+# Nullability completeness: the header silences the warning for its users,
+# so check a copy without that line, with the warning made an error.
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+grep -v 'ignored "-Wnullability-completeness"' "$header" > "$tmp/vow.h"
+if cmp -s "$header" "$tmp/vow.h"; then
+    echo "header: FAIL: the -Wnullability-completeness pragma was not found in vow.h" >&2
+    failed=1
+else
+    check "clang nullability complete" \
+        clang -std=c99 -fsyntax-only -Werror=nullability-completeness -Werror=nullability-completeness-on-arrays \
+        -I"$tmp" "$here/header_c.c"
+fi
+
+exit "$failed"

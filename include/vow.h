@@ -1,0 +1,1050 @@
+/*
+ * vow.h: the C interface of Vow, a promise library (Swift engine, C face).
+ *
+ * This header is the reference for the C API. A vow_promise is the same
+ * object as a Swift AnyPromise: a chain may start in C, pass through Swift
+ * and end in C. Conventions that hold for every declaration below:
+ *
+ * Ownership  A returned handle is +1: the caller releases it with the
+ *            matching *_release, unless its block says "borrowed".
+ *            Everything passed in is borrowed: the library retains what it
+ *            keeps. Arguments handed to a callback are borrowed for the
+ *            duration of that call; retain them to keep them.
+ *            *_release(NULL) does nothing; every *_retain returns its
+ *            argument.
+ * Context    Every callback comes with a void *ctx, handed back untouched,
+ *            and an optional destroy(ctx) that runs exactly once: after the
+ *            callback has run, or as soon as it is certain it never will,
+ *            including when the registering call fails.
+ * Status     Functions that can fail return int: VOW_OK (0) or a negative
+ *            VOW_E* code (see vow_status_string). Functions that return a
+ *            handle return NULL on failure.
+ * NULL in    A NULL handle never crashes. The call returns NULL (handles,
+ *            strings), VOW_EINVAL (status), the *_INVALID member (enums),
+ *            false (bool) or 0 (integers), and still runs the destroy it was
+ *            given. An out-pointer may be NULL only where its block says so.
+ * Threads    Every function may be called from any thread. Callbacks run on
+ *            a dispatcher, never while the library holds a lock, and never
+ *            inline in the call that registered them or the call that
+ *            settled the promise, unless the inline dispatcher was chosen.
+ *            The default dispatcher is a serial queue owned by the library;
+ *            it needs nothing from the host and is never the main dispatch
+ *            queue (which a C program does not drain).
+ * Const      Values and errors are immutable and always taken as const
+ *            pointers; vow_value_retain / vow_error_retain turn a borrowed
+ *            const pointer into an owned one.
+ * NULL-ness  Pointers are marked VOW_NULLABLE (clang's _Nullable, empty for
+ *            other compilers) because every pointer may be NULL in the
+ *            sense above. The header is C99 and C++; it needs no extension.
+ * Swift      Loading libvow loads the Swift runtime, which installs crash
+ *            handlers (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) in
+ *            the host process. Set SWIFT_BACKTRACE=enable=no in the
+ *            environment to turn them off.
+ */
+#ifndef VOW_H
+#define VOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The export macro. May be predefined (e.g. empty for a static build). */
+#ifndef VOW_EXTERN
+#  if defined(__GNUC__) || defined(__clang__)
+#    define VOW_EXTERN extern __attribute__((visibility("default")))
+#  else
+#    define VOW_EXTERN extern
+#  endif
+#endif
+
+/* Nullability annotations: clang only, ignored elsewhere. */
+#if defined(__clang__)
+#  define VOW_NONNULL _Nonnull
+#  define VOW_NULLABLE _Nullable
+#else
+#  define VOW_NONNULL
+#  define VOW_NULLABLE
+#endif
+
+#if defined(__clang__)
+#  pragma clang diagnostic push
+#  pragma clang diagnostic ignored "-Wnullability-extension"
+#  pragma clang diagnostic ignored "-Wnullability-completeness"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================
+ * Versioning
+ * ====================================================================== */
+
+#define VOW_VERSION_MAJOR 0
+#define VOW_VERSION_MINOR 1
+#define VOW_VERSION_PATCH 0
+/**
+ * The header's version as one integer constant, major*10000 + minor*100 +
+ * patch. A plain literal so that Swift imports it too; the #if below keeps
+ * it equal to its parts.
+ */
+#define VOW_VERSION_NUMBER 100
+#if VOW_VERSION_NUMBER != VOW_VERSION_MAJOR * 10000 + VOW_VERSION_MINOR * 100 + VOW_VERSION_PATCH
+#  error "VOW_VERSION_NUMBER does not match VOW_VERSION_MAJOR/_MINOR/_PATCH"
+#endif
+
+/**
+ * The loaded library's version, computed like VOW_VERSION_NUMBER; compare
+ * the two to detect a header / library mismatch. Any thread.
+ */
+VOW_EXTERN int
+vow_version_number(void);
+
+/**
+ * The loaded library's version as "major.minor.patch". Returns a static
+ * string (borrowed, never freed, never NULL). Any thread.
+ */
+VOW_EXTERN const char *VOW_NULLABLE
+vow_version(void);
+
+/* ======================================================================
+ * Status codes
+ * ====================================================================== */
+
+/** What functions that can fail return (as int): VOW_OK or a negative code. */
+typedef enum vow_status {
+    VOW_OK = 0,          /**< success */
+    VOW_EINVAL = -1,     /**< NULL or invalid argument, or a handle of the wrong type */
+    VOW_EALREADY = -2,   /**< the resolver was already used */
+    VOW_ETYPE = -3,      /**< the value is of another kind */
+    VOW_ESIGNATURE = -4, /**< malformed libffi signature */
+    VOW_ENOMEM = -5      /**< out of memory */
+} vow_status;
+
+/**
+ * A short description of a status code. Returns a static string (borrowed,
+ * never NULL); "unknown status" for a code not in vow_status. Any thread.
+ */
+VOW_EXTERN const char *VOW_NULLABLE
+vow_status_string(int status);
+
+/* ======================================================================
+ * Handles (opaque, reference-counted unless noted)
+ * ====================================================================== */
+
+/** A promise: the same object as a Swift AnyPromise. */
+typedef struct vow_promise vow_promise;
+/** The right to settle one pending promise. */
+typedef struct vow_resolver vow_resolver;
+/** An immutable value. */
+typedef struct vow_value vow_value;
+/** An immutable rejection reason. */
+typedef struct vow_error vow_error;
+/** The outcome slot a callback fills in: borrowed, valid only inside the callback. */
+typedef struct vow_result vow_result;
+/** Where callbacks run. */
+typedef struct vow_dispatcher vow_dispatcher;
+/** A C function pointer made at run time by libffi (not reference-counted). */
+typedef struct vow_trampoline vow_trampoline;
+/** A host's description of its own promise-like objects (defined below). */
+typedef struct vow_thenable_class vow_thenable_class;
+
+/* ======================================================================
+ * Enums
+ * ====================================================================== */
+
+/** The kind of a vow_value (see vow_value_kind). */
+typedef enum vow_kind {
+    VOW_KIND_INVALID = -1, /**< not a value (NULL handle) */
+    VOW_KIND_NULL = 0,     /**< nothing: Swift nil, (), Optional.none */
+    VOW_KIND_BOOL,         /**< bool */
+    VOW_KIND_INT,          /**< int64_t */
+    VOW_KIND_DOUBLE,       /**< double */
+    VOW_KIND_STRING,       /**< UTF-8 string */
+    VOW_KIND_BYTES,        /**< byte buffer */
+    VOW_KIND_POINTER,      /**< void * with an optional destroy */
+    VOW_KIND_LIST,         /**< list of values: a manifold, tuple or array */
+    VOW_KIND_PROMISE,      /**< a promise carried as a value */
+    VOW_KIND_ERROR,        /**< an error carried as a value */
+    VOW_KIND_THENABLE,     /**< a foreign promise-like object */
+    VOW_KIND_SWIFT         /**< a Swift value with no C form: pass-through only */
+} vow_kind;
+
+/** The state of a promise (see vow_promise_state, vow_wait). */
+typedef enum vow_state {
+    VOW_STATE_INVALID = -1, /**< not a promise (NULL handle) */
+    VOW_PENDING = 0,        /**< not settled yet */
+    VOW_FULFILLED = 1,      /**< settled with a value */
+    VOW_REJECTED = 2        /**< settled with an error */
+} vow_state;
+
+/** Codes of the library's own errors, all in domain "vow" (a tag only). */
+enum vow_error_codes {
+    VOW_ERROR_CANCELLED = 1, /**< cancelled (vow_cancel, race losers, timeouts) */
+    VOW_ERROR_BROKEN,        /**< the last reference to an unused resolver was released */
+    VOW_ERROR_CYCLE,         /**< resolved with itself, or a chain leading back to itself */
+    VOW_ERROR_TIMEOUT,       /**< vow_timeout ran out first */
+    VOW_ERROR_TYPE,          /**< a value of the wrong type; the message names expected and found */
+    VOW_ERROR_SIGNATURE,     /**< bad libffi signature */
+    VOW_ERROR_EMPTY,         /**< vow_race over nothing */
+    VOW_ERROR_DEADLOCK       /**< vow_wait that could never end */
+};
+
+/** What vow_thenable_class.get_then (and call_then) answer. */
+enum vow_then_lookup {
+    VOW_THEN_NONE = 0,  /**< the object is not a thenable */
+    VOW_THEN_FOUND = 1, /**< *method was set */
+    VOW_THEN_THREW = 2  /**< the lookup or call threw; *error was set (+1) */
+};
+
+/** Which errors a catch receives (see vow_catch_policy). */
+typedef enum vow_policy {
+    VOW_CATCH_ALL_EXCEPT_CANCELLATION = 0, /**< the default: cancellation passes through */
+    VOW_CATCH_ALL_ERRORS = 1               /**< cancellation included */
+} vow_policy;
+
+/* ======================================================================
+ * Values
+ *
+ * Values keep their identity: a vow_value that goes into a promise comes
+ * out of it (to a callback, vow_promise_value, a list) as the same handle.
+ * Swift values appear as: nil/()/none NULL, Bool BOOL, integers that fit
+ * INT, Double/Float DOUBLE, String STRING, [UInt8] BYTES, arrays and tuples
+ * LIST, AnyPromise/Promise<T> PROMISE, Error ERROR, a non-promise Thenable
+ * THENABLE, raw pointers POINTER, anything else SWIFT (comes back to Swift
+ * as the same value).
+ * ====================================================================== */
+
+/** The NULL value (kind VOW_KIND_NULL). Returns +1; NULL only when out of memory. Any thread. */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_null(void);
+
+/** A BOOL value. Returns +1; NULL only when out of memory. Any thread. */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_bool(bool b);
+
+/** An INT value. Returns +1; NULL only when out of memory. Any thread. */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_int(int64_t i);
+
+/** A DOUBLE value. Returns +1; NULL only when out of memory. Any thread. */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_double(double d);
+
+/**
+ * A STRING value holding a copy of the NUL-terminated UTF-8 string utf8
+ * (invalid UTF-8 sequences are replaced with U+FFFD). Returns +1.
+ * NULL utf8 returns NULL. Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_string(const char *VOW_NULLABLE utf8);
+
+/**
+ * A BYTES value holding a copy of n bytes at bytes. Returns +1. NULL bytes
+ * with n == 0 makes an empty buffer; NULL bytes with n > 0 returns NULL.
+ * Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_bytes(const void *VOW_NULLABLE bytes, size_t n);
+
+/**
+ * A POINTER value holding p (which may be NULL). Returns +1. destroy (may be
+ * NULL) runs exactly once with p, on whichever thread drops the last
+ * reference; if this call fails (NULL returned), destroy runs before it
+ * returns. Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_pointer(void *VOW_NULLABLE p, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE p));
+
+/**
+ * A LIST value (a manifold, tuple or array) of the n values in items, which
+ * the list retains. Returns +1. A NULL item, or NULL items with n > 0,
+ * returns NULL; NULL items with n == 0 makes an empty list. Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_list(const vow_value *VOW_NULLABLE const *VOW_NULLABLE items, size_t n);
+
+/**
+ * A PROMISE value carrying p (retained): resolving a promise with it adopts
+ * p's eventual state. Returns +1. NULL p returns NULL. Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_promise(vow_promise *VOW_NULLABLE p);
+
+/**
+ * An ERROR value carrying e (retained): an error as data, as in vow_join
+ * results; it does not reject anything. Returns +1. NULL e returns NULL.
+ * Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_error(const vow_error *VOW_NULLABLE e);
+
+/**
+ * A THENABLE value: a host object described by cls. The library keeps the
+ * cls pointer, so *cls must stay valid and unchanged while any value made
+ * with it lives (normally a static const). destroy (may be NULL) runs once
+ * with object when the last reference goes. Returns +1. NULL cls, or a cls
+ * without get_then or call_then, returns NULL; if this call fails (NULL
+ * returned), destroy runs before it returns. Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_thenable(const vow_thenable_class *VOW_NULLABLE cls, void *VOW_NULLABLE object,
+                   void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE object));
+
+/**
+ * Adds a reference to v and returns v (non-const, so a borrowed value can be
+ * kept). NULL returns NULL. Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_value_retain(const vow_value *VOW_NULLABLE v);
+
+/**
+ * Drops a reference to v. The last one frees it; a POINTER's or THENABLE's
+ * destroy then runs on this thread. NULL does nothing. Any thread.
+ */
+VOW_EXTERN void
+vow_value_release(const vow_value *VOW_NULLABLE v);
+
+/** The kind of v; VOW_KIND_INVALID (< 0) for NULL. Any thread. */
+VOW_EXTERN vow_kind
+vow_value_kind(const vow_value *VOW_NULLABLE v);
+
+/**
+ * Stores v's BOOL in *out. Returns VOW_OK, VOW_ETYPE if v is of another
+ * kind (*out unchanged), VOW_EINVAL if v or out is NULL. Any thread.
+ */
+VOW_EXTERN int
+vow_value_get_bool(const vow_value *VOW_NULLABLE v, bool *VOW_NULLABLE out);
+
+/**
+ * Stores v's INT in *out. Returns VOW_OK, VOW_ETYPE if v is of another kind
+ * (DOUBLE included; *out unchanged), VOW_EINVAL if v or out is NULL. Any
+ * thread.
+ */
+VOW_EXTERN int
+vow_value_get_int(const vow_value *VOW_NULLABLE v, int64_t *VOW_NULLABLE out);
+
+/**
+ * Stores v's DOUBLE in *out; an INT widens to double. Returns VOW_OK,
+ * VOW_ETYPE for other kinds (*out unchanged), VOW_EINVAL if v or out is
+ * NULL. Any thread.
+ */
+VOW_EXTERN int
+vow_value_get_double(const vow_value *VOW_NULLABLE v, double *VOW_NULLABLE out);
+
+/**
+ * v's STRING as NUL-terminated UTF-8: borrowed, valid as long as v lives.
+ * NULL if v is NULL or not a STRING. Any thread.
+ */
+VOW_EXTERN const char *VOW_NULLABLE
+vow_value_get_string(const vow_value *VOW_NULLABLE v);
+
+/**
+ * v's BYTES: borrowed, valid as long as v lives; their count goes to *n
+ * (n may be NULL). Returns NULL and sets *n = 0 if v is NULL or not BYTES;
+ * an empty buffer may return NULL with *n = 0 too. Any thread.
+ */
+VOW_EXTERN const void *VOW_NULLABLE
+vow_value_get_bytes(const vow_value *VOW_NULLABLE v, size_t *VOW_NULLABLE n);
+
+/** v's POINTER (not retained, not owned). NULL if v is NULL or not a POINTER. Any thread. */
+VOW_EXTERN void *VOW_NULLABLE
+vow_value_get_pointer(const vow_value *VOW_NULLABLE v);
+
+/** The length of a LIST; 0 for other kinds and for NULL. Any thread. */
+VOW_EXTERN size_t
+vow_value_count(const vow_value *VOW_NULLABLE v);
+
+/**
+ * Item i of a LIST: borrowed, valid as long as v lives. NULL if v is NULL,
+ * not a LIST, or i is out of range. Any thread.
+ */
+VOW_EXTERN const vow_value *VOW_NULLABLE
+vow_value_at(const vow_value *VOW_NULLABLE v, size_t i);
+
+/**
+ * The promise a PROMISE value carries: borrowed, valid as long as v lives.
+ * NULL for other kinds and NULL. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_value_get_promise(const vow_value *VOW_NULLABLE v);
+
+/**
+ * The host object of a THENABLE value (borrowed, not owned); its class goes
+ * to *cls_out (cls_out may be NULL). Returns NULL, and sets *cls_out to
+ * NULL, if v is NULL or not THENABLE. Any thread.
+ */
+VOW_EXTERN void *VOW_NULLABLE
+vow_value_get_thenable(const vow_value *VOW_NULLABLE v,
+                       const vow_thenable_class *VOW_NULLABLE *VOW_NULLABLE cls_out);
+
+/**
+ * The error an ERROR value carries: borrowed, valid as long as v lives. NULL
+ * for other kinds and NULL. Any thread.
+ */
+VOW_EXTERN const vow_error *VOW_NULLABLE
+vow_value_get_error(const vow_value *VOW_NULLABLE v);
+
+/* ======================================================================
+ * Errors
+ *
+ * An error has a domain, an integer code, a message and an optional
+ * payload value. The library's own errors use domain "vow" and the codes of
+ * enum vow_error_codes. A Swift Error crossing into C keeps its identity:
+ * its domain is the Swift type's name, its code the integer raw value where
+ * it has one, its message String(describing:); back in Swift it is the
+ * same error. Swift's CancellationError and a CancellableError with
+ * isCancelled are cancellation errors in C, and vice versa.
+ * ====================================================================== */
+
+/**
+ * A new error; domain and message (UTF-8) are copied. Returns +1. NULL
+ * domain returns NULL; NULL message means "". Any thread.
+ */
+VOW_EXTERN vow_error *VOW_NULLABLE
+vow_error_new(const char *VOW_NULLABLE domain, int64_t code, const char *VOW_NULLABLE message);
+
+/**
+ * Like vow_error_new, with a payload value (retained; NULL means none).
+ * Returns +1. NULL domain returns NULL; NULL message means "". Any thread.
+ */
+VOW_EXTERN vow_error *VOW_NULLABLE
+vow_error_with_payload(const char *VOW_NULLABLE domain, int64_t code, const char *VOW_NULLABLE message,
+                       const vow_value *VOW_NULLABLE payload);
+
+/** The cancellation error: domain "vow", code VOW_ERROR_CANCELLED. Returns +1. Any thread. */
+VOW_EXTERN vow_error *VOW_NULLABLE
+vow_error_cancelled(void);
+
+/**
+ * Adds a reference to e and returns e (non-const, so a borrowed error can be
+ * kept). NULL returns NULL. Any thread.
+ */
+VOW_EXTERN vow_error *VOW_NULLABLE
+vow_error_retain(const vow_error *VOW_NULLABLE e);
+
+/** Drops a reference to e; the last one frees it. NULL does nothing. Any thread. */
+VOW_EXTERN void
+vow_error_release(const vow_error *VOW_NULLABLE e);
+
+/** e's domain (UTF-8): borrowed, valid as long as e lives. NULL for NULL. Any thread. */
+VOW_EXTERN const char *VOW_NULLABLE
+vow_error_domain(const vow_error *VOW_NULLABLE e);
+
+/** e's code; 0 for NULL. Any thread. */
+VOW_EXTERN int64_t
+vow_error_code(const vow_error *VOW_NULLABLE e);
+
+/**
+ * e's message (UTF-8, possibly ""): borrowed, valid as long as e lives. NULL
+ * for NULL. Any thread.
+ */
+VOW_EXTERN const char *VOW_NULLABLE
+vow_error_message(const vow_error *VOW_NULLABLE e);
+
+/**
+ * e's payload: borrowed, valid as long as e lives. NULL if it has none, or
+ * for NULL. Any thread.
+ */
+VOW_EXTERN const vow_value *VOW_NULLABLE
+vow_error_payload(const vow_error *VOW_NULLABLE e);
+
+/**
+ * Whether e counts as cancellation: ("vow", VOW_ERROR_CANCELLED), a pair
+ * registered with vow_register_cancellation, or a Swift cancellation error.
+ * false for NULL. Any thread.
+ */
+VOW_EXTERN bool
+vow_error_is_cancelled(const vow_error *VOW_NULLABLE e);
+
+/**
+ * Makes (domain, code) count as cancellation from now on, for errors made
+ * before too. domain is copied. Registering twice is harmless (VOW_OK);
+ * there is no unregister. Returns VOW_OK, VOW_EINVAL for NULL domain,
+ * VOW_ENOMEM. Any thread.
+ */
+VOW_EXTERN int
+vow_register_cancellation(const char *VOW_NULLABLE domain, int64_t code);
+
+/* ======================================================================
+ * Promises and resolvers
+ * ====================================================================== */
+
+/**
+ * A new pending promise and, in *resolver_out, the resolver that settles it;
+ * both +1. NULL resolver_out returns NULL and creates nothing; on failure
+ * NULL is returned and *resolver_out set to NULL. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_pending(vow_resolver *VOW_NULLABLE *VOW_NULLABLE resolver_out);
+
+/**
+ * A promise already fulfilled with value (retained, as it is: a PROMISE or
+ * THENABLE value is not adopted). Returns +1. NULL value returns NULL (use
+ * vow_value_null() for "nothing"). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_fulfilled(const vow_value *VOW_NULLABLE value);
+
+/**
+ * A promise already rejected with error (retained). Returns +1. NULL error
+ * returns NULL. If it is dropped without a handler, the unhandled-error
+ * handler sees the error. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_rejected(const vow_error *VOW_NULLABLE error);
+
+/** Adds a reference to p and returns p. NULL returns NULL. Any thread. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_retain(vow_promise *VOW_NULLABLE p);
+
+/**
+ * Drops a reference to p. Callbacks already registered on p still run when
+ * it settles. When the last reference to a rejected promise with no
+ * handlers goes and the rejection was never handled, the unhandled-error
+ * handler is called. NULL does nothing. Any thread.
+ */
+VOW_EXTERN void
+vow_promise_release(vow_promise *VOW_NULLABLE p);
+
+/** p's state right now; VOW_STATE_INVALID (< 0) for NULL. Any thread. */
+VOW_EXTERN vow_state
+vow_promise_state(const vow_promise *VOW_NULLABLE p);
+
+/**
+ * p's value if p is fulfilled (+1, the same handle it was fulfilled with);
+ * NULL otherwise or for NULL. Any thread.
+ */
+VOW_EXTERN vow_value *VOW_NULLABLE
+vow_promise_value(const vow_promise *VOW_NULLABLE p);
+
+/**
+ * p's error if p is rejected (+1); NULL otherwise or for NULL. Reading it
+ * here does not count as handling the rejection (vow_wait and callbacks
+ * do). Any thread.
+ */
+VOW_EXTERN vow_error *VOW_NULLABLE
+vow_promise_error(const vow_promise *VOW_NULLABLE p);
+
+/**
+ * The resolution procedure: a PROMISE x is adopted, a THENABLE x is
+ * assimilated (its class functions run later, as jobs on the default
+ * dispatcher), any other x fulfils the promise (x retained). Once x was
+ * adopted the resolver is used up (vow_resolver_is_settled is true while the
+ * promise is still pending). Resolving with the promise itself, or a chain
+ * leading back to it, rejects it with VOW_ERROR_CYCLE and returns VOW_OK.
+ * Returns VOW_OK, VOW_EALREADY if the resolver was already used (nothing
+ * changes), VOW_EINVAL if r or x is NULL. Any thread.
+ */
+VOW_EXTERN int
+vow_resolver_resolve(vow_resolver *VOW_NULLABLE r, const vow_value *VOW_NULLABLE x);
+
+/**
+ * Fulfils the promise with x as it is (retained; a PROMISE or THENABLE is
+ * not adopted). The state changes before this returns; callbacks are only
+ * queued. Returns VOW_OK, VOW_EALREADY if the resolver was already used
+ * (nothing changes), VOW_EINVAL if r or x is NULL. Any thread.
+ */
+VOW_EXTERN int
+vow_resolver_fulfill(vow_resolver *VOW_NULLABLE r, const vow_value *VOW_NULLABLE x);
+
+/**
+ * Rejects the promise with e (retained). The state changes before this
+ * returns; callbacks are only queued. Returns VOW_OK, VOW_EALREADY if the
+ * resolver was already used (nothing changes), VOW_EINVAL if r or e is NULL.
+ * Any thread.
+ */
+VOW_EXTERN int
+vow_resolver_reject(vow_resolver *VOW_NULLABLE r, const vow_error *VOW_NULLABLE e);
+
+/**
+ * Whether r is used up: its promise was settled (by r or by cancellation) or
+ * r adopted a promise or thenable. false for NULL. Any thread.
+ */
+VOW_EXTERN bool
+vow_resolver_is_settled(const vow_resolver *VOW_NULLABLE r);
+
+/**
+ * Registers fn(ctx) to run once, on the default dispatcher, when
+ * cancellation reaches this producer, so the work behind it can stop.
+ * Registered after that, fn is queued at once. If the promise settles
+ * otherwise (or already has), fn is dropped: it never runs and destroy runs.
+ * Returns VOW_OK, VOW_EINVAL if r or fn is NULL. If this call fails (an error
+ * status returned), fn is never called and destroy (if given) runs before the
+ * call returns. Any thread.
+ */
+VOW_EXTERN int
+vow_resolver_on_cancel(vow_resolver *VOW_NULLABLE r, void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx),
+                       void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** Adds a reference to r and returns r. NULL returns NULL. Any thread. */
+VOW_EXTERN vow_resolver *VOW_NULLABLE
+vow_resolver_retain(vow_resolver *VOW_NULLABLE r);
+
+/**
+ * Drops a reference to r. Releasing the last reference to an unused
+ * resolver (it neither settled its promise nor adopted a promise or
+ * thenable) rejects the promise with VOW_ERROR_BROKEN, so a forgotten
+ * resolver cannot hang a chain; one that adopted a pending promise may be
+ * released freely. NULL does nothing. Any thread.
+ */
+VOW_EXTERN void
+vow_resolver_release(vow_resolver *VOW_NULLABLE r);
+
+/* ======================================================================
+ * Chaining
+ * ====================================================================== */
+
+/**
+ * A value callback: value is borrowed for the call; out is the derived
+ * promise's outcome slot, valid only during the call. The library passes
+ * non-NULL value and out (vow_dispatch passes value NULL).
+ */
+typedef void (*vow_on_value)(void *VOW_NULLABLE ctx, const vow_value *VOW_NULLABLE value,
+                             vow_result *VOW_NULLABLE out);
+
+/** An error callback: error (non-NULL) is borrowed for the call; out as for vow_on_value. */
+typedef void (*vow_on_error)(void *VOW_NULLABLE ctx, const vow_error *VOW_NULLABLE error,
+                             vow_result *VOW_NULLABLE out);
+
+/**
+ * Inside a callback: the derived promise is resolved with v (retained) by
+ * the resolution procedure of vow_resolver_resolve. NULL v means the NULL
+ * value. A callback that sets nothing resolves with the NULL value; setting
+ * again replaces the earlier outcome. NULL out does nothing. Callback's thread.
+ */
+VOW_EXTERN void
+vow_result_return(vow_result *VOW_NULLABLE out, const vow_value *VOW_NULLABLE v);
+
+/**
+ * Inside a callback: the derived promise is rejected with e (retained).
+ * Setting again replaces the earlier outcome. NULL out or NULL e does
+ * nothing (the outcome stays as it was). Callback's thread.
+ */
+VOW_EXTERN void
+vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
+
+/**
+ * Promises/A+ then. Returns a new promise (+1) settled from the callback
+ * that runs: on_value if p fulfils, on_error for every rejection,
+ * cancellation included (this is recover). A NULL callback passes the value
+ * or error through. Callbacks run on the default dispatcher as it is when
+ * this is called (a library-owned serial queue unless replaced with
+ * vow_set_default_dispatcher), never inline here or in the settling call,
+ * never under a library lock; handlers of one promise run in attach order.
+ * Releasing the returned promise does not unregister the callbacks;
+ * cancelling it does (they never run). NULL p returns NULL.
+ * If this call fails (NULL returned), the callback is never called and
+ * destroy (if given) runs before the call returns. destroy runs exactly
+ * once: after the callback has run, or as soon as it is certain the callback
+ * never will (the derived promise was cancelled, the source was released
+ * unsettled, the dispatcher dropped the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_then(vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value, vow_on_error VOW_NULLABLE on_error,
+         void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_then with the callbacks run on d (retained) instead of the default
+ * dispatcher. NULL d or NULL p returns NULL. If this call fails (NULL
+ * returned), the callback is never called and destroy (if given) runs
+ * before the call returns. destroy runs exactly once: after the callback has
+ * run, or as soon as it is certain the callback never will (the derived
+ * promise was cancelled, the source was released unsettled, the dispatcher
+ * dropped the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_then_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value,
+            vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
+            void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_catch_policy with VOW_CATCH_ALL_EXCEPT_CANCELLATION: on_error runs, on
+ * the default dispatcher (as for vow_then), only for errors that are not
+ * cancellation. The returned promise (+1) fulfils with p's value if p
+ * fulfilled, settles from the callback's result if it ran, and stays
+ * rejected with the cancellation error if it was skipped (so a vow_finally
+ * after it always runs). NULL p or on_error returns NULL. If this call fails
+ * (NULL returned), the callback is never called and destroy (if given) runs
+ * before the call returns. destroy runs exactly once: after the callback has
+ * run, or as soon as it is certain the callback never will (the derived
+ * promise was cancelled, the source was released unsettled, the dispatcher
+ * dropped the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_catch(vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
+          void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_catch with a policy: VOW_CATCH_ALL_ERRORS also gives on_error the
+ * cancellation errors. Callback on the default dispatcher, as for vow_then.
+ * NULL p, NULL on_error or an unknown policy returns NULL. If this call fails
+ * (NULL returned), the callback is never called and destroy (if given) runs
+ * before the call returns. destroy runs exactly once: after the callback has
+ * run, or as soon as it is certain the callback never will (the derived
+ * promise was cancelled, the source was released unsettled, the dispatcher
+ * dropped the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_catch_policy(vow_promise *VOW_NULLABLE p, vow_policy policy, vow_on_error VOW_NULLABLE on_error,
+                 void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * Runs fn(ctx) once p settles, whatever happened, on the default dispatcher
+ * (as for vow_then). The returned promise (+1) settles like p, after fn has
+ * run; a rejection is not handled by this. fn is cleanup: cancelling the
+ * returned promise still lets fn run once p settles (the cancellation
+ * travels upstream). NULL p or fn returns NULL. If this call fails (NULL
+ * returned), the callback is never called and destroy (if given) runs before
+ * the call returns. destroy runs exactly once: after the callback has run,
+ * or as soon as it is certain the callback never will (the source was
+ * released unsettled, the dispatcher dropped the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_finally(vow_promise *VOW_NULLABLE p, void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx),
+            void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_catch with the callback run on d (retained). NULL d, p or on_error
+ * returns NULL. If this call fails (NULL returned), the callback is never
+ * called and destroy (if given) runs before the call returns. destroy runs
+ * exactly once: after the callback has run, or as soon as it is certain the
+ * callback never will (the derived promise was cancelled, the source was
+ * released unsettled, the dispatcher dropped the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_catch_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error,
+             void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_catch_policy with the callback run on d (retained). NULL d, p or
+ * on_error, or an unknown policy, returns NULL. If this call fails (NULL
+ * returned), the callback is never called and destroy (if given) runs before
+ * the call returns. destroy runs exactly once: after the callback has run,
+ * or as soon as it is certain the callback never will (the derived promise
+ * was cancelled, the source was released unsettled, the dispatcher dropped
+ * the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_catch_policy_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_policy policy,
+                    vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
+                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_finally with fn run on d (retained). NULL d, p or fn returns NULL. If
+ * this call fails (NULL returned), the callback is never called and destroy
+ * (if given) runs before the call returns. destroy runs exactly once: after
+ * the callback has run, or as soon as it is certain the callback never will
+ * (the source was released unsettled, the dispatcher dropped the job). Any
+ * thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_finally_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p,
+               void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,
+               void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/* ======================================================================
+ * Foreign thenables
+ *
+ * For a host with promise-like objects of its own (a script engine, another
+ * library). When a promise is resolved with a THENABLE value the library
+ * runs the Promises/A+ 2.3.3 procedure: it calls get_then exactly once,
+ * then call_then with a fresh once-only resolver, ignores every settle
+ * after the first and a throw after settling. A lookup or call that throws
+ * rejects with the error the class hands back. These functions run as jobs
+ * on the default dispatcher, never inline in vow_resolver_resolve or a
+ * callback's return, so a host that plugs its loop in as the default
+ * dispatcher sees its objects on that loop's thread.
+ * ====================================================================== */
+
+struct vow_thenable_class {
+    /**
+     * Looks up object's then-method. Returns VOW_THEN_NONE if object is not
+     * a thenable (the promise fulfils with the THENABLE value itself),
+     * VOW_THEN_FOUND after setting *method, or VOW_THEN_THREW after setting
+     * *error (+1, the library takes it; left NULL, the library uses an
+     * error of its own in domain "vow"). method and error are never NULL.
+     */
+    int (*VOW_NULLABLE get_then)(void *VOW_NULLABLE object, void *VOW_NULLABLE *VOW_NULLABLE method,
+                                 vow_error *VOW_NULLABLE *VOW_NULLABLE error);
+    /**
+     * Calls method on object with resolver (borrowed for the call: retain it
+     * to settle later; an unused resolver nobody holds rejects with
+     * VOW_ERROR_BROKEN). Returns VOW_OK, or VOW_THEN_THREW after setting
+     * *error (+1) if the call threw; ignored once the resolver was used.
+     */
+    int (*VOW_NULLABLE call_then)(void *VOW_NULLABLE object, void *VOW_NULLABLE method,
+                                  vow_resolver *VOW_NULLABLE resolver,
+                                  vow_error *VOW_NULLABLE *VOW_NULLABLE error);
+    /** Releases a method found by get_then, once it is no longer needed. May be NULL. */
+    void (*VOW_NULLABLE release_method)(void *VOW_NULLABLE method);
+};
+
+/* ======================================================================
+ * Dispatchers
+ * ====================================================================== */
+
+/** A job the library hands to a dispatcher's submit: the host calls run(job). */
+typedef void (*vow_job)(void *VOW_NULLABLE job);
+
+/**
+ * A dispatcher backed by the host's loop (libuv, GLib, a script engine).
+ * The library calls submit(ctx, run, job), from any thread, never under a
+ * library lock; the host must call run(job) exactly once, later (after
+ * submit returned), in submission order. Jobs still queued at process exit
+ * are simply never run. destroy(ctx) runs when the last reference is
+ * released. Returns +1; NULL submit returns NULL. If this call fails (NULL
+ * returned), submit is never called and destroy (if given) runs before the
+ * call returns. Any thread.
+ */
+VOW_EXTERN vow_dispatcher *VOW_NULLABLE
+vow_dispatcher_new(void (*VOW_NULLABLE submit)(void *VOW_NULLABLE ctx, vow_job VOW_NULLABLE run,
+                                               void *VOW_NULLABLE job),
+                   void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * The current default dispatcher (borrowed: valid while it stays the
+ * default; retain it to keep it). Unless replaced, the library's own serial
+ * queue, which needs nothing from the host and is never the main dispatch
+ * queue. Swift's default dispatcher is the same setting. Any thread.
+ */
+VOW_EXTERN vow_dispatcher *VOW_NULLABLE
+vow_dispatcher_default(void);
+
+/** A concurrent pool owned by the library (borrowed, lives as long as the process). Any thread. */
+VOW_EXTERN vow_dispatcher *VOW_NULLABLE
+vow_dispatcher_background(void);
+
+/**
+ * The inline dispatcher (borrowed, lives as long as the process): callbacks
+ * run where the promise settles, inside the settling call (or inside the
+ * registering call if it has settled already), still never under a library
+ * lock. Any thread.
+ */
+VOW_EXTERN vow_dispatcher *VOW_NULLABLE
+vow_dispatcher_inline(void);
+
+/** Adds a reference to d and returns d. NULL returns NULL. Any thread. */
+VOW_EXTERN vow_dispatcher *VOW_NULLABLE
+vow_dispatcher_retain(vow_dispatcher *VOW_NULLABLE d);
+
+/**
+ * Drops a reference to d; the last one runs its destroy. Built-in
+ * dispatchers ignore it. NULL does nothing. Any thread.
+ */
+VOW_EXTERN void
+vow_dispatcher_release(vow_dispatcher *VOW_NULLABLE d);
+
+/**
+ * Makes d (retained) the default dispatcher, for C and Swift alike; NULL
+ * restores the library's own serial queue. Callbacks registered earlier keep
+ * the dispatcher they were registered with. Any thread.
+ */
+VOW_EXTERN void
+vow_set_default_dispatcher(vow_dispatcher *VOW_NULLABLE d);
+
+/* ======================================================================
+ * Waiting
+ * ====================================================================== */
+
+/**
+ * Blocks until p settles or timeout_seconds pass (< 0: no limit) and returns
+ * the state: VOW_PENDING when time ran out. On fulfilment *value_out, on
+ * rejection *error_out gets +1; the other is set to NULL (both may be NULL).
+ * Observing a rejection here handles it, even with NULL error_out. Called
+ * where the chain needs this thread (a callback on the serial default
+ * dispatcher waiting for work queued behind it) it does not hang, whatever
+ * the timeout: it returns VOW_PENDING at once with *error_out set to a
+ * VOW_ERROR_DEADLOCK error. NULL p returns VOW_STATE_INVALID. Any thread.
+ */
+VOW_EXTERN vow_state
+vow_wait(vow_promise *VOW_NULLABLE p, double timeout_seconds, vow_value *VOW_NULLABLE *VOW_NULLABLE value_out,
+         vow_error *VOW_NULLABLE *VOW_NULLABLE error_out);
+
+/* ======================================================================
+ * Combinators
+ *
+ * Arrays are borrowed; the promises in them are retained. A NULL element,
+ * or NULL ps with n > 0, returns NULL; NULL ps with n == 0 is allowed.
+ * ====================================================================== */
+
+/**
+ * All of ps: fulfils with a LIST of their values in input order, or
+ * rejects with the first rejection's error (that same error). n == 0
+ * fulfils with an empty LIST. Returns +1. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/**
+ * Waits for all of ps and never rejects: fulfils with a LIST in input order
+ * holding each one's value, or an ERROR value (vow_value_error) for each
+ * rejection; those rejections count as handled. n == 0 fulfils with an empty
+ * LIST. Returns +1. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/**
+ * Settles like the first of ps to settle. Once settled, the losers are
+ * cancelled (each only if nothing else still waits on it). n == 0 rejects
+ * with VOW_ERROR_EMPTY. Returns +1. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_race(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/**
+ * A promise that fulfils with the NULL value after seconds (<= 0 or NaN:
+ * without waiting). Cancelling it stops the timer. Returns +1. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_after(double seconds);
+
+/**
+ * Settles like p, unless seconds pass first: then it rejects with
+ * VOW_ERROR_TIMEOUT and cancels p (only if nothing else still waits on it).
+ * Returns +1. NULL p returns NULL. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_timeout(vow_promise *VOW_NULLABLE p, double seconds);
+
+/**
+ * Runs fn(ctx, NULL, out) on d and returns a promise (+1) settled from out.
+ * NULL d or fn returns NULL. If this call fails (NULL returned), the
+ * callback is never called and destroy (if given) runs before the call
+ * returns. destroy runs exactly once: after the callback has run, or as
+ * soon as it is certain the callback never will (the returned promise was
+ * cancelled first, the dispatcher dropped the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_dispatch(vow_dispatcher *VOW_NULLABLE d, vow_on_value VOW_NULLABLE fn, void *VOW_NULLABLE ctx,
+             void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/* ======================================================================
+ * Unhandled errors and cancellation
+ * ====================================================================== */
+
+/** Called once per unhandled rejection; error is borrowed for the call. */
+typedef void (*vow_unhandled_handler)(void *VOW_NULLABLE ctx, const vow_error *VOW_NULLABLE error);
+
+/**
+ * Sets the process-wide handler (shared with Swift) called exactly once for
+ * each rejection nobody handled, when the last reference to the rejected
+ * promise at the end of a chain goes away. It runs on no particular thread
+ * (possibly inside that release), never under a library lock. NULL h
+ * restores the default, which writes one line to stderr and says nothing
+ * for cancellations (destroy then runs at once). The previous handler's
+ * destroy runs when it is replaced and no call to it is still running.
+ * Any thread.
+ */
+VOW_EXTERN void
+vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_NULLABLE ctx,
+                                void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * Cancels p: if pending, p is rejected with the cancellation error at once
+ * (its finally callbacks then run; its value and error callbacks never do).
+ * The request travels upstream: a promise p waits on is cancelled once
+ * every promise depending on it was cancelled, and at the head the
+ * producer's vow_resolver_on_cancel handlers run. A settled p is left as it
+ * is. NULL does nothing. Any thread.
+ */
+VOW_EXTERN void
+vow_cancel(vow_promise *VOW_NULLABLE p);
+
+/* ======================================================================
+ * libffi: calling and making C functions at run time
+ * ====================================================================== */
+
+/**
+ * Signature grammar: a return code, then the parameter codes in
+ * parentheses, no spaces ("d(qs)", "v()"). Codes: v void (return only),
+ * b bool, i int32_t, q int64_t, d double, f float, s const char * (UTF-8),
+ * p void *, V const vow_value *. At most VOW_FFI_MAX_SIGNATURE characters
+ * (the NUL not counted) and VOW_FFI_MAX_PARAMETERS parameters (vow_then_call's
+ * trailing ctx not counted). Signatures are parsed defensively: too long,
+ * unknown codes, unbalanced parentheses, too many parameters give a clear
+ * error, never a crash or undefined behaviour.
+ */
+#define VOW_FFI_MAX_SIGNATURE 256
+#define VOW_FFI_MAX_PARAMETERS 32
+
+/** Any C function pointer, cast to the type its signature describes when called. */
+typedef void (*vow_fnptr)(void);
+
+/**
+ * When p fulfils, spreads its value (a LIST, or any other value taken as a
+ * list of one) into fn's parameters and calls fn through libffi on the
+ * default dispatcher, with ctx as an extra last argument: "d(qs)" is
+ * double fn(int64_t, const char *, void *ctx). Arguments: INT -> q, i (if it
+ * fits, else a type error), d, f; DOUBLE -> d, f; BOOL -> b; STRING -> s;
+ * POINTER -> p; NULL -> p or s (a NULL pointer); any value -> V (borrowed
+ * for the call). Returns: v -> NULL value; b -> BOOL; i, q -> INT; d, f ->
+ * DOUBLE; s -> STRING (copied, not freed; NULL -> NULL value); p -> POINTER
+ * (no destroy); V -> the returned vow_value, whose reference passes to the
+ * library (NULL -> NULL value). The result fulfils the returned promise
+ * (+1); a count or kind mismatch rejects it with VOW_ERROR_TYPE naming the
+ * position; a rejection of p passes through. NULL p, signature or fn, or a
+ * malformed signature, returns NULL. If this call fails (NULL returned), the
+ * callback is never called and destroy (if given) runs before the call
+ * returns. destroy runs exactly once: after the callback has run, or as soon
+ * as it is certain the callback never will (the derived promise was
+ * cancelled, the source was released unsettled, the dispatcher dropped the
+ * job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_then_call(vow_promise *VOW_NULLABLE p, const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn,
+              void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_then_call with fn called on d (retained). NULL d returns NULL. If this
+ * call fails (NULL returned), the callback is never called and destroy (if
+ * given) runs before the call returns. destroy runs exactly once: after the
+ * callback has run, or as soon as it is certain the callback never will (the
+ * derived promise was cancelled, the source was released unsettled, the
+ * dispatcher dropped the job). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_then_call_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p,
+                 const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn, void *VOW_NULLABLE ctx,
+                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * Makes a real C function pointer with the signature's parameter list (its
+ * return must be v; no ctx is added), for C APIs whose callbacks take no
+ * context. Its first call, from any thread, fulfils *promise_out with a
+ * LIST of the arguments (b BOOL, i q INT, d f DOUBLE, s STRING copied, p
+ * POINTER without destroy, V the value retained; NULL s or V give the NULL
+ * value); later calls do nothing. Returns the trampoline and *promise_out,
+ * both +1. On failure (NULL signature or promise_out, malformed signature,
+ * no memory) returns NULL and sets *promise_out to NULL. Any thread.
+ */
+VOW_EXTERN vow_trampoline *VOW_NULLABLE
+vow_trampoline_new(const char *VOW_NULLABLE signature, vow_promise *VOW_NULLABLE *VOW_NULLABLE promise_out);
+
+/**
+ * The function pointer of t, to be cast to the type its signature
+ * describes; valid until vow_trampoline_release(t). NULL for NULL. Any
+ * thread.
+ */
+VOW_EXTERN vow_fnptr VOW_NULLABLE
+vow_trampoline_function(const vow_trampoline *VOW_NULLABLE t);
+
+/**
+ * Frees t and its function pointer: calling the pointer afterwards (or while
+ * this runs) is undefined behaviour, so release only once no call can come.
+ * Released before its first call, t's promise rejects with VOW_ERROR_BROKEN.
+ * NULL does nothing. Any thread.
+ */
+VOW_EXTERN void
+vow_trampoline_release(vow_trampoline *VOW_NULLABLE t);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#if defined(__clang__)
+#  pragma clang diagnostic pop
+#endif
+
+#endif /* VOW_H */
