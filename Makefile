@@ -1,0 +1,28 @@
+# Vow: the two commands of the README, and a few more.
+#   make demo       C and Swift share one promise chain (the main example)
+#   make test       every test: Swift (+ ThreadSanitizer), C (+ valgrind), fuzz, examples, install
+#   make install PREFIX=/usr/local   vow.h, libvow.so and vow.pc for C programs
+#   make bench      benchmarks (Benchmarks/, a separate package)
+#   make soak SECONDS=600
+PREFIX ?= /usr/local
+SECONDS ?= 600
+
+.PHONY: demo test install bench soak deps
+
+deps:
+	scripts/install-deps.sh
+
+demo: deps
+	Examples/run-examples.sh --demo
+
+test: deps
+	scripts/test.sh
+
+install: deps
+	scripts/install.sh "$(PREFIX)"
+
+bench: deps
+	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
+
+soak: deps
+	scripts/soak.sh $(SECONDS)

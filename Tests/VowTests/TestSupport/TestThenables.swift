@@ -1,0 +1,103 @@
+import Dispatch
+@testable import Vow
+
+// Foreign thenables for Promises/A+ 2.3.3: types that conform to the seed `Thenable`
+// protocol without being promises of this library, each misbehaving in its own way.
+
+/// Calls `onSuccess` with `value` at once, inside `then`.
+struct SyncThenable<Value>: Thenable {
+    let value: Value
+    let calls: Counter?
+
+    init(_ value: Value, calls: Counter? = nil) {
+        self.value = value
+        self.calls = calls
+    }
+
+    func then(_ onSuccess: ((Value) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
+        calls?.increment()
+        try? onSuccess?(value)
+    }
+}
+
+/// Calls `onFailure` with `reason` at once, inside `then`. The reason need not be an Error.
+struct SyncRejectingThenable<Value>: Thenable {
+    let reason: Any?
+
+    func then(_ onSuccess: ((Value) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
+        onFailure?(reason)
+    }
+}
+
+/// Calls `onSuccess` with `value` later, from a thread of the global queue, after
+/// `release` is signalled (if given) so the test decides when.
+struct AsyncThenable<Value: Sendable>: Thenable {
+    let value: Value
+    let release: DispatchSemaphore?
+
+    init(_ value: Value, after release: DispatchSemaphore? = nil) {
+        self.value = value
+        self.release = release
+    }
+
+    func then(_ onSuccess: ((Value) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
+        // The callback is handed to one other thread and called there once.
+        let callback = UncheckedSendable(onSuccess)
+        let value = self.value
+        let release = self.release
+        DispatchQueue.global().async {
+            if let release { _ = wait(release) }
+            try? callback.value?(value)
+        }
+    }
+}
+
+/// Calls its callbacks in a scripted order, several times: only the first call may count.
+struct ScriptedThenable<Value>: Thenable {
+    enum Call {
+        case success(Value)
+        case failure(Any?)
+    }
+    let script: [Call]
+
+    func then(_ onSuccess: ((Value) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
+        for call in script {
+            switch call {
+            case .success(let value): try? onSuccess?(value)
+            case .failure(let reason): onFailure?(reason)
+            }
+        }
+    }
+}
+
+/// Never calls anything: whatever adopts it stays pending.
+struct SilentThenable<Value>: Thenable {
+    func then(_ onSuccess: ((Value) throws -> ())?, _ onFailure: ((Any?) -> ())?) {}
+}
+
+/// A thenable as the engine sees a C object described by a `vow_thenable_class`: the
+/// look-up of `then` may fail, and the method may throw. Counts look-ups (A+ 2.3.3.1).
+struct ScriptedSource: ThenableSource {
+    let lookUps = Counter()
+    let lookUp: @Sendable () -> Result<ThenMethod?, any Error>
+    let object: Token
+
+    init(object: Token = Token(), _ lookUp: @escaping @Sendable () -> Result<ThenMethod?, any Error>) {
+        self.object = object
+        self.lookUp = lookUp
+    }
+
+    func lookUpThen() -> Result<ThenMethod?, any Error> {
+        lookUps.increment()
+        return lookUp()
+    }
+
+    var fulfilmentValue: Any { object }
+}
+
+/// Wraps a `ThenableSource` so a value of this type enters the resolution procedure the
+/// way a C thenable does (through `Resolvable`).
+struct SourceValue: Resolvable {
+    let source: any ThenableSource
+    var resolution: Resolution { .assimilate(source) }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the system packages Vow needs to build and test, if they are missing:
+# libffi-dev (the library links libffi), pkg-config (finds it), valgrind (C tests).
+# Debian/Ubuntu; needs root (or sudo) only when something is missing.
+set -euo pipefail
+need=()
+for pkg in libffi-dev pkg-config valgrind; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+echo "installing: ${need[*]}"
+sudo_cmd=""
+[ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+$sudo_cmd apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}"
