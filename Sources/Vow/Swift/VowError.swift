@@ -17,15 +17,35 @@ public struct VowError: CancellableError, CustomStringConvertible, @unchecked Se
     // payload is a `VowValue`, itself immutable and thread-safe).
 
     /// The library's error codes (C: `VOW_ERROR_*`, same numbers).
-    public enum Code: Int64, Sendable, CaseIterable {
-        case cancelled = 1
-        case broken
-        case cycle
-        case timeout
-        case type
-        case signature
-        case empty
-        case deadlock
+    ///
+    /// A struct with constants rather than an enum, so that `catch VowError.Code.timeout`
+    /// and `case VowError.Code.timeout:` are expression patterns that match any error
+    /// through `~=` (an enum case there would be an enum-case pattern, which does not).
+    public struct Code: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        public let rawValue: Int64
+
+        /// nil for numbers outside the library's codes.
+        public init?(rawValue: Int64) {
+            guard (1...8).contains(rawValue) else { return nil }
+            self.rawValue = rawValue
+        }
+
+        private init(_ rawValue: Int64) { self.rawValue = rawValue }
+
+        public static let cancelled = Code(1)
+        public static let broken = Code(2)
+        public static let cycle = Code(3)
+        public static let timeout = Code(4)
+        public static let type = Code(5)
+        public static let signature = Code(6)
+        public static let empty = Code(7)
+        public static let deadlock = Code(8)
+
+        public static let allCases: [Code] = [.cancelled, .broken, .cycle, .timeout, .type, .signature, .empty, .deadlock]
+
+        public var description: String {
+            ["cancelled", "broken", "cycle", "timeout", "type", "signature", "empty", "deadlock"][Int(rawValue) - 1]
+        }
     }
 
     /// The library's domain, `"vow"`.

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs Vow for C programs (what `make install PREFIX=...` runs):
+#
+#   PREFIX/include/vow.h
+#   PREFIX/lib/libvow.so
+#   PREFIX/lib/pkgconfig/vow.pc     so that `cc app.c $(pkg-config --cflags --libs vow)` works
+#
+#   scripts/install.sh PREFIX                        the default: Swift runtime linked dynamically
+#   VOW_STATIC_STDLIB=1 scripts/install.sh PREFIX    the Swift runtime linked into libvow.so
+#
+# Builds the release library first, in `.build-release` (`.build-static` for the static
+# variant; VOW_SCRATCH=DIR picks another scratch folder). Ends by listing what an installed
+# program needs at run time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+    echo "usage: $0 PREFIX" >&2
+    exit 2
+fi
+mkdir -p "$1"
+PREFIX=$(cd "$1" && pwd)   # absolute: it is written into vow.pc and, through it, into programs
+
+build=(swift build -c release --scratch-path "${VOW_SCRATCH:-$ROOT/.build-release}")
+if [ "${VOW_STATIC_STDLIB:-0}" = "1" ]; then
+    build=(swift build -c release -Xswiftc -static-stdlib --scratch-path "${VOW_SCRATCH:-$ROOT/.build-static}")
+fi
+echo "building libvow.so: ${build[*]}"
+log=$(mktemp)
+if ! "${build[@]}" >"$log" 2>&1; then
+    tail -30 "$log"
+    rm -f "$log"
+    exit 1
+fi
+rm -f "$log"
+BIN=$("${build[@]}" --show-bin-path)
+
+# The version comes from the header, the single source of truth for the C interface.
+version_part() { sed -n "s/^#define VOW_VERSION_$1 \([0-9][0-9]*\)$/\1/p" include/vow.h; }
+VERSION="$(version_part MAJOR).$(version_part MINOR).$(version_part PATCH)"
+
+install -d "$PREFIX/include" "$PREFIX/lib/pkgconfig"
+install -m 644 include/vow.h "$PREFIX/include/vow.h"
+install -m 755 "$BIN/libvow.so" "$PREFIX/lib/libvow.so"
+sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" scripts/vow.pc.in >"$PREFIX/lib/pkgconfig/vow.pc"
+
+cat <<INFO
+installed Vow $VERSION:
+  $PREFIX/include/vow.h
+  $PREFIX/lib/libvow.so
+  $PREFIX/lib/pkgconfig/vow.pc
+build a C program with:
+  cc app.c \$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags --libs vow)
+INFO
+
+# What the library loads at run time, and where this machine finds it.
+echo "at run time, libvow.so needs (ldd $PREFIX/lib/libvow.so):"
+ldd "$PREFIX/lib/libvow.so" | awk '$1 !~ /^(linux-vdso|\/)/ { print "  " $1 " => " $3 }'
+runpath=$(readelf -d "$PREFIX/lib/libvow.so" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+echo "libvow.so looks for them in its RUNPATH: ${runpath:-none} (then the system's directories)."
+if [ "${VOW_STATIC_STDLIB:-0}" = "1" ]; then
+    echo "The Swift runtime is inside libvow.so: a program needs only libvow.so, libffi8 and the C/C++ runtime."
+else
+    echo "Elsewhere, ship the Swift libraries above next to libvow.so (\$ORIGIN), or install"
+    echo "with VOW_STATIC_STDLIB=1 to link the Swift runtime into libvow.so."
+fi
