@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Builds and runs the C test programs against the shipped libvow.so.
+#
+# Usage: Tests/C/run-c-tests.sh [--valgrind|--asan] [BIN_DIR]
+#
+#   BIN_DIR     the folder holding libvow.so and Modules/ (default: the
+#               release bin path, `swift build -c release --show-bin-path`).
+#               This script builds no Swift except the small stage library
+#               Tests/C/swift-stage/Stage.swift (for test_swift_bridge), which
+#               links against that same libvow.so.
+#   --valgrind  runs each program under valgrind (memcheck, leak-checked:
+#               definite and indirect leaks are errors), with smaller sizes
+#               for the big tests (VOW_TEST_SCALE=small) and longer bounds.
+#   --asan      compiles the C side with clang -fsanitize=address (lld).
+#
+# Environment: C_TESTS="test_values test_wait" runs only those programs.
+#
+# Steps: the header checks (Tests/C/header/check_header.sh, check_symbols.sh),
+# the stage library, then every Tests/C/test_*.c and Tests/C/ffi_*.c compiled
+# with `cc -std=c11 -Wall -Wextra -Werror` into Tests/C/out/ (git-ignored)
+# and run one after the other (120 s each; valgrind 1200 s). One line per
+# program, then exactly: `c-tests: N passed, M failed` (N, M = programs).
+# Exit status: non-zero if a program failed or did not build, or a header
+# check failed.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="$here/out"
+
+mode=normal
+bin=""
+for arg in "$@"; do
+    case "$arg" in
+        --valgrind) mode=valgrind ;;
+        --asan) mode=asan ;;
+        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -*) echo "run-c-tests: unknown option $arg" >&2; exit 2 ;;
+        *) bin="$arg" ;;
+    esac
+done
+
+if [[ -z "$bin" ]]; then
+    bin="$(cd "$root" && swift build -c release --show-bin-path 2>/dev/null)" || {
+        echo "run-c-tests: could not ask swift for the release bin path; pass BIN_DIR" >&2
+        exit 2
+    }
+fi
+bin="$(cd "$bin" 2>/dev/null && pwd)" || { echo "run-c-tests: $bin is not a folder" >&2; exit 2; }
+lib="$bin/libvow.so"
+if [[ ! -f "$lib" ]]; then
+    echo "run-c-tests: $lib not found (build it: swift build -c release)" >&2
+    exit 2
+fi
+
+mkdir -p "$out"
+export SWIFT_BACKTRACE=enable=no
+start_all=$(date +%s.%N)
+status=0
+
+# --- header checks -----------------------------------------------------------
+if bash "$here/header/check_header.sh" "$root" > "$out/check_header.log" 2>&1; then
+    echo "ok   header: C99 / C++ / nullability"
+else
+    echo "FAIL header: see $out/check_header.log"
+    sed 's/^/    /' "$out/check_header.log" | tail -20
+    status=1
+fi
+if bash "$here/header/check_symbols.sh" "$root" "$lib" > "$out/check_symbols.log" 2>&1; then
+    echo "ok   header symbols: $(grep -o '[0-9]* declared, [0-9]* exported' "$out/check_symbols.log")"
+else
+    echo "FAIL header symbols: $(grep -o '[0-9]* declared, [0-9]* exported' "$out/check_symbols.log" || true)"
+    sed 's/^/    /' "$out/check_symbols.log" | tail -20
+    status=1
+fi
+
+# --- compilers and tools -------------------------------------------------------
+cc_cmd=(cc)
+cc_flags=(-std=c11 -Wall -Wextra -Werror -g -O1 -I "$root/include" -I "$here")
+link_flags=(-L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm)
+run_prefix=()
+timeout_s=120
+case "$mode" in
+    valgrind)
+        command -v valgrind >/dev/null 2>&1 || { echo "run-c-tests: valgrind not found" >&2; exit 2; }
+        run_prefix=(valgrind --error-exitcode=99 --errors-for-leak-kinds=definite,indirect --leak-check=full
+                    --fair-sched=yes -q)
+        [[ -f "$here/valgrind.supp" ]] && run_prefix+=("--suppressions=$here/valgrind.supp")
+        export VOW_TEST_SCALE=small VOW_TEST_WAIT=120 VOW_TEST_WATCHDOG=1150
+        timeout_s=1200
+        ;;
+    asan)
+        cc_cmd=(clang)
+        cc_flags+=(-fsanitize=address -fno-omit-frame-pointer)
+        link_flags+=(-fsanitize=address -fuse-ld=lld)
+        export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+        [[ -f "$here/lsan.supp" ]] && export LSAN_OPTIONS="suppressions=$here/lsan.supp"
+        ;;
+esac
+
+# --- the Swift stage library ---------------------------------------------------
+# The Vow module's C dependencies need their module maps: CVow's is generated
+# in the build folder, CFFI's is in the sources.
+stage_ok=0
+stage_log="$out/libvowstage.log"
+cvow_map="$(find "$bin" -path '*CVow.build/module.modulemap' -print -quit 2>/dev/null)"
+if [[ -z "$cvow_map" ]]; then
+    echo "stage: CVow.build/module.modulemap not found under $bin" > "$stage_log"
+elif swiftc -emit-library -module-name VowStage -swift-version 6 -warnings-as-errors \
+        "$here/swift-stage/Stage.swift" \
+        -I "$bin/Modules" \
+        -Xcc "-fmodule-map-file=$cvow_map" \
+        -Xcc "-fmodule-map-file=$root/Sources/CFFI/module.modulemap" \
+        -L "$bin" -lvow -Xlinker -rpath -Xlinker "$bin" \
+        -o "$out/libvowstage.so" > "$stage_log" 2>&1; then
+    stage_ok=1
+fi
+
+# --- build and run each program -------------------------------------------------
+passed=0
+failed=0
+shopt -s nullglob
+sources=("$here"/test_*.c "$here"/ffi_*.c)
+for src in "${sources[@]}"; do
+    name="$(basename "$src" .c)"
+    if [[ -n "${C_TESTS:-}" ]] && [[ " $C_TESTS " != *" $name "* ]]; then
+        continue
+    fi
+    exe="$out/$name"
+    log="$out/$name.log"
+    extra=()
+    if [[ "$name" == "test_swift_bridge" ]]; then
+        if [[ "$stage_ok" -ne 1 ]]; then
+            echo "FAIL $name (the Swift stage library did not build: $stage_log)"
+            sed 's/^/    /' "$stage_log" | head -20
+            failed=$((failed + 1))
+            continue
+        fi
+        extra=(-L "$out" -lvowstage "-Wl,-rpath,$out")
+    fi
+    rm -f "$exe"
+    if ! "${cc_cmd[@]}" "${cc_flags[@]}" -o "$exe" "$src" "${extra[@]}" "${link_flags[@]}" > "$out/$name.build.log" 2>&1; then
+        # GNU ld: undefined reference to `vow_x'; lld: undefined symbol: vow_x
+        missing="$(grep -oE "(undefined reference to \`|undefined symbol: )vow_[a-z0-9_]*" "$out/$name.build.log" \
+            | grep -oE 'vow_[a-z0-9_]*$' | sort -u | tr '\n' ' ')"
+        if [[ -n "$missing" ]]; then
+            echo "FAIL $name (does not link: not implemented in libvow.so: $missing)"
+        else
+            echo "FAIL $name (does not compile: $out/$name.build.log)"
+            sed 's/^/    /' "$out/$name.build.log" | head -20
+        fi
+        failed=$((failed + 1))
+        continue
+    fi
+    t0=$(date +%s.%N)
+    timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$exe" > "$log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    result="$(grep -o 'RESULT checks=[0-9]* failures=[0-9]*' "$log" | tail -1)"
+    checks="$(printf '%s' "$result" | sed -n 's/.*checks=\([0-9]*\).*/\1/p')"
+    fails="$(printf '%s' "$result" | sed -n 's/.*failures=\([0-9]*\).*/\1/p')"
+    if [[ "$rc" -eq 0 && -n "$result" && "$fails" == "0" ]]; then
+        echo "ok   $name ($checks checks, ${secs} s)"
+        passed=$((passed + 1))
+    else
+        why="exit $rc"
+        [[ "$rc" -eq 124 || "$rc" -eq 137 ]] && why="timed out after ${timeout_s} s"
+        [[ "$rc" -eq 99 ]] && why="valgrind found errors"
+        [[ "$rc" -gt 128 && "$rc" -ne 137 ]] && why="killed by signal $((rc - 128))"
+        if [[ -n "$result" ]]; then
+            echo "FAIL $name ($why; $fails of $checks checks failed, ${secs} s; log: $log)"
+        else
+            echo "FAIL $name ($why before finishing, ${secs} s; log: $log)"
+        fi
+        grep -E 'CHECK failed|FAIL |watchdog|destroyed [0-9]+ times|while checking|case [0-9]+|==[0-9]+==|stderr for|Fatal error|fatal error|Assertion|Segmentation' "$log" \
+            | head -40 | sed 's/^/    /'
+        failed=$((failed + 1))
+    fi
+done
+
+total_s=$(awk -v a="$start_all" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+echo "c-tests ($mode) took ${total_s} s"
+echo "c-tests: $passed passed, $failed failed"
+if [[ "$failed" -ne 0 ]]; then status=1; fi
+exit "$status"
