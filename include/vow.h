@@ -431,7 +431,11 @@ vow_error_release(const vow_error *VOW_NULLABLE e);
 VOW_EXTERN const char *VOW_NULLABLE
 vow_error_domain(const vow_error *VOW_NULLABLE e);
 
-/** e's code; 0 for NULL. Any thread. */
+/**
+ * e's code; 0 for NULL. For a Swift error that crossed into C: its raw value
+ * if the error type is RawRepresentable with an integer raw value (truncated
+ * to 64 bits), else 0. Any thread.
+ */
 VOW_EXTERN int64_t
 vow_error_code(const vow_error *VOW_NULLABLE e);
 

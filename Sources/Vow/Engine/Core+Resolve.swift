@@ -30,6 +30,58 @@ struct ThenMethod: @unchecked Sendable {
     // @unchecked: the call is made once, from a job on the default dispatcher.
     let call: (_ resolve: @escaping @Sendable (Any) -> Void,
                _ reject: @escaping @Sendable (any Error) -> Void) throws -> Void
+
+    /// The same call, also told which promise is being resolved: set by sources that need
+    /// it (a C thenable's once-only resolver registers `vow_resolver_on_cancel` handlers on
+    /// that promise); nil for the others.
+    let targeted: ((_ target: Core,
+                    _ resolve: @escaping @Sendable (Any) -> Void,
+                    _ reject: @escaping @Sendable (any Error) -> Void) throws -> Void)?
+
+    init(call: @escaping (_ resolve: @escaping @Sendable (Any) -> Void,
+                          _ reject: @escaping @Sendable (any Error) -> Void) throws -> Void) {
+        self.call = call
+        targeted = nil
+    }
+
+    /// A method that needs the promise being resolved. Called without one (through
+    /// `call`), it throws a library error instead of running.
+    init(targeted: @escaping (_ target: Core,
+                              _ resolve: @escaping @Sendable (Any) -> Void,
+                              _ reject: @escaping @Sendable (any Error) -> Void) throws -> Void) {
+        self.targeted = targeted
+        call = { _, _ in
+            throw VowError(.type, "this then-method must be called by the engine's resolution procedure")
+        }
+    }
+
+    /// What the engine calls: `targeted` if set, else `call`.
+    func invoke(resolving target: Core,
+                _ resolve: @escaping @Sendable (Any) -> Void,
+                _ reject: @escaping @Sendable (any Error) -> Void) throws {
+        if let targeted {
+            try targeted(target, resolve, reject)
+        } else {
+            try call(resolve, reject)
+        }
+    }
+}
+
+/// The state shared by the resolve/reject pair handed to a thenable's `then`: the first
+/// call wins; if the thenable releases both callbacks without calling either, the promise
+/// can never settle, so it is rejected with the broken-promise error (as a resolver
+/// released unused would be) instead of hanging and keeping its chain alive.
+final class ThenableCallbacks: Sendable {
+    let target: Core
+    let once = OnceFlag()
+
+    init(target: Core) { self.target = target }
+
+    deinit {
+        if once.claim() {
+            target.settle(.rejected(VowError(.broken, "a thenable released its callbacks without calling either")))
+        }
+    }
 }
 
 /// Lets only the first of several callers through (the once-only resolver pair of A+ 2.3.3.3.3).
@@ -90,15 +142,15 @@ extension Core {
             case .success(nil):
                 self.settle(.fulfilled(source.fulfilmentValue))
             case .success(let method?):
-                let once = OnceFlag()
+                let pair = ThenableCallbacks(target: self)
                 do {
-                    try method.call({ [self] y in
-                        if once.claim() { self.resolveProcedure(y) }
-                    }, { [self] error in
-                        if once.claim() { self.settle(.rejected(error)) }
+                    try method.invoke(resolving: self, { y in
+                        if pair.once.claim() { pair.target.resolveProcedure(y) }
+                    }, { error in
+                        if pair.once.claim() { pair.target.settle(.rejected(error)) }
                     })
                 } catch {
-                    if once.claim() { self.settle(.rejected(error)) }
+                    if pair.once.claim() { self.settle(.rejected(error)) }
                 }
             }
         }, outcome: .fulfilled(())), to: queue)

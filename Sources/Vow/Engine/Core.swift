@@ -14,6 +14,7 @@
 /// attached (it is the end of its branch) and whose rejection was never observed by a
 /// waiter, reports its error once to the process-wide handler, from `deinit`, on the
 /// thread that drops the last reference.
+@usableFromInline
 final class Core: HandleObject, @unchecked Sendable {
     // @unchecked: every mutable stored property is read and written under `lock` only.
 
@@ -36,18 +37,18 @@ final class Core: HandleObject, @unchecked Sendable {
     }
 
     let lock = VowLock()
-    private(set) var state: State
-    private var firstHandler: Handler?
-    private var moreHandlers: [Handler] = []
+    @exclusivity(unchecked) private(set) var state: State
+    @exclusivity(unchecked) private var firstHandler: Handler?
+    @exclusivity(unchecked) private var moreHandlers: [Handler] = []
     /// The promise this one waits on (the source of its link, or the promise it adopted).
-    private var upstream: Core?
+    @exclusivity(unchecked) private var upstream: Core?
     /// The serial dispatcher whose job will settle this promise, for deadlock detection.
-    private var settlerID: ObjectIdentifier?
-    private var flags: Flags = []
+    @exclusivity(unchecked) private var settlerID: ObjectIdentifier?
+    @exclusivity(unchecked) private var flags: Flags = []
     /// Dependents attached and not yet cancelled; at zero after a cancellation, the
     /// request travels further upstream.
-    private var liveDependents: Int32 = 0
-    private var extras: Extras?
+    @exclusivity(unchecked) private var liveDependents: Int32 = 0
+    @exclusivity(unchecked) private var extras: Extras?
 
     /// Rarely used state, kept out of line so a plain link stays small.
     final class Extras {
@@ -75,7 +76,11 @@ final class Core: HandleObject, @unchecked Sendable {
     init(dependingOn upstream: Core, settledOn dispatcher: any Dispatcher) {
         state = .pending
         self.upstream = upstream
-        self.settlerID = dispatcher.isSerial ? ObjectIdentifier(dispatcher) : nil
+        if dispatcher === Vow.librarySerial {
+            settlerID = ObjectIdentifier(dispatcher)
+        } else if dispatcher !== InlineDispatcher.shared && dispatcher.isSerial {
+            settlerID = ObjectIdentifier(dispatcher)
+        }
         super.init(tag: .promise)
     }
 
@@ -116,6 +121,7 @@ final class Core: HandleObject, @unchecked Sendable {
         return state
     }
 
+    @usableFromInline
     var isPending: Bool {
         lock.lock()
         defer { lock.unlock() }
@@ -136,6 +142,7 @@ final class Core: HandleObject, @unchecked Sendable {
 
     /// Registers a handler. If the promise is already settled the handler is scheduled at
     /// once (on its dispatcher, never inline unless that dispatcher is `.inline`).
+    @usableFromInline
     func attach(_ handler: Handler) {
         lock.lock()
         flags.insert(.hadHandlers)
@@ -171,7 +178,7 @@ final class Core: HandleObject, @unchecked Sendable {
 
     /// Settles the promise if it is pending, whoever holds its resolver (used by links,
     /// adoption, combinators). Returns false if it was already settled.
-    @discardableResult
+    @usableFromInline @discardableResult
     func settle(_ outcome: Outcome) -> Bool {
         settle(outcome, asResolver: false)
     }
@@ -240,6 +247,7 @@ final class Core: HandleObject, @unchecked Sendable {
     /// Makes this promise follow `source` (adopting its eventual state). The caller has
     /// claimed the resolver or owns this promise. Rejects with the cycle error if `source`
     /// is this promise or waits on it.
+    @usableFromInline
     func follow(_ source: Core) {
         if source === self || source.waits(on: self) {
             settle(.rejected(VowError(.cycle, "a promise was resolved with itself, or with a chain that leads back to it")))

@@ -112,25 +112,28 @@ extension DispatchQueue: Dispatcher {
     }
 
     /// A `DispatchQueue` counts as serial for deadlock detection unless it is one of the
-    /// global concurrent queues. (A private concurrent queue is not recognised: `wait()`
-    /// on it may report a deadlock that would not have happened; use `.background`.)
+    /// global concurrent queues (recognised by their labels, `com.apple.root.*`: on Linux
+    /// each `DispatchQueue.global()` call returns a new wrapper object, so identity does
+    /// not work). A private concurrent queue is not recognised: `wait()` on it may report
+    /// a deadlock that would not have happened; use `.background` for concurrent work.
     public var isSerial: Bool {
-        !(self === DispatchQueue.global() || self === DispatchQueue.global(qos: .userInitiated)
-          || self === DispatchQueue.global(qos: .utility) || self === DispatchQueue.global(qos: .background)
-          || self === DispatchQueue.global(qos: .userInteractive))
+        !label.hasPrefix("com.apple.root.")
     }
 }
 
 /// Submits a job to its dispatcher, with direct paths for the library's own dispatchers
-/// (no allocation for the serial queue and inline).
+/// (no allocation and no dynamic cast for the default serial queue and inline).
 @inline(__always)
 func submitJob(_ job: Job, to dispatcher: any Dispatcher) {
-    if let queue = dispatcher as? SerialDispatcher {
-        queue.enqueue(job)
+    if dispatcher === Vow.librarySerial {
+        Vow.librarySerial.enqueue(job)
     } else if dispatcher === InlineDispatcher.shared {
         InlineDispatcher.run(job)
+    } else if let queue = dispatcher as? SerialDispatcher {
+        queue.enqueue(job)
     } else {
-        dispatcher.dispatch { job.run() }
+        let guarded = JobGuard(job)
+        dispatcher.dispatch { guarded.run() }
     }
 }
 
@@ -138,11 +141,13 @@ func submitJob(_ job: Job, to dispatcher: any Dispatcher) {
 /// released (dispatchers may be user code).
 @inline(__always)
 func schedule(_ handler: Handler, _ outcome: Outcome) {
-    let job = Job(body: handler.body, outcome: outcome)
-    if let queue = handler.dispatcher as? InvalidatableQueue {
-        queue.submit(job, dependent: handler.dependent)
+    let dispatcher = handler.dispatcher
+    if dispatcher === Vow.librarySerial {
+        Vow.librarySerial.enqueue(Job(body: handler.body, outcome: outcome))
+    } else if dispatcher === InlineDispatcher.shared {
+        InlineDispatcher.run(Job(body: handler.body, outcome: outcome))
     } else {
-        submitJob(job, to: handler.dispatcher)
+        submitJob(Job(body: handler.body, outcome: outcome, dependent: handler.dependent), to: dispatcher)
     }
 }
 

@@ -1,17 +1,30 @@
 /// The base of every object a C handle points at (promises, resolvers, values, errors,
 /// dispatchers, trampolines).
 ///
-/// The first stored property is a type tag at a fixed offset, so the C entry points can
-/// check cheaply that a `vow_value *` really is a value (and not a promise, or an object
-/// already released) before touching it. `deinit` overwrites the tag, so a handle used
-/// after its last release is usually caught too (not always: the memory may be reused).
+/// The first stored property is a type tag at a fixed offset (`handleTagOffset`), so the C
+/// entry points can check cheaply that a `vow_value *` really is a value (and not a
+/// promise, or an object already released) before touching it. The tag is stored as its
+/// full 64-bit raw value (an enum would be stored as a one-byte case index, which stray
+/// memory matches far too easily). `deinit` overwrites the tag, so a handle used after its
+/// last release is usually caught too (not always: the memory may be reused).
+@usableFromInline
 class HandleObject {
-    final var handleTag: HandleTag
+    /// The tag's raw value; read by the C entry points without retaining the object.
+    final var rawHandleTag: UInt64
 
-    init(tag: HandleTag) { handleTag = tag }
+    final var handleTag: HandleTag {
+        get { HandleTag(rawValue: rawHandleTag) ?? .released }
+        set { rawHandleTag = newValue.rawValue }
+    }
 
-    deinit { handleTag = .released }
+    init(tag: HandleTag) { rawHandleTag = tag.rawValue }
+
+    deinit { rawHandleTag = HandleTag.released.rawValue }
 }
+
+/// Where `rawHandleTag` lives inside a `HandleObject`: right after the Swift object header
+/// (isa pointer and reference counts, two words on 64-bit platforms). Checked by a test.
+let handleTagOffset = 2 * MemoryLayout<UInt>.size
 
 /// Tags of the C handle types; the raw values spell the type in ASCII, so they stand out
 /// in a debugger and are unlikely to appear by chance.

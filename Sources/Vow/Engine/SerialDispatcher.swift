@@ -11,8 +11,8 @@ import Dispatch
 public final class SerialDispatcher: Dispatcher, @unchecked Sendable {
     // @unchecked: `jobs` and `draining` are only touched under `lock`.
     private let lock = VowLock()
-    private var jobs: [Job] = []
-    private var draining = false
+    @exclusivity(unchecked) private var jobs: [Job] = []
+    @exclusivity(unchecked) private var draining = false
     private let underlying: DispatchQueue
 
     /// Makes a serial dispatcher; `label` names its Dispatch queue in debuggers.
@@ -60,7 +60,8 @@ public final class SerialDispatcher: Dispatcher, @unchecked Sendable {
 
 /// Wraps a dispatcher and drops (never runs) the work submitted after `invalidate()`.
 ///
-/// A promise whose callback was dropped this way is rejected with the cancellation error,
+/// A promise whose callback was dropped this way is rejected with the cancellation error
+/// (the engine cancels the promise of any job a dispatcher releases unrun, see `JobGuard`),
 /// so a chain on an invalidated queue ends instead of hanging, and `finally` handlers
 /// downstream still run (on their own dispatchers).
 public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
@@ -88,17 +89,5 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         target.dispatch { [self] in
             if self.isValid { work() }
         }
-    }
-
-    /// Used by the engine: a dropped job cancels the promise it would have settled.
-    func submit(_ job: Job, dependent: Core?) {
-        guard isValid else {
-            dependent?.cancel()
-            return
-        }
-        let target = self.target
-        submitJob(Job(body: { [self] outcome in
-            if self.isValid { job.run() } else { dependent?.cancel() }
-        }, outcome: job.outcome), to: target)
     }
 }

@@ -13,16 +13,16 @@ import Glibc
 ///
 /// Only its own thread touches a `ThreadState`.
 final class ThreadState {
-    var inlineJobs: [Job] = []
-    var inlineHead = 0
-    var inlineActive = false
+    @exclusivity(unchecked) var inlineJobs: [Job] = []
+    @exclusivity(unchecked) var inlineHead = 0
+    @exclusivity(unchecked) var inlineActive = false
 
     /// The dispatcher whose job runs on this thread now (nil outside jobs, and for
     /// concurrent dispatchers).
-    var runningSerialDispatcher: ObjectIdentifier?
+    @exclusivity(unchecked) var runningSerialDispatcher: ObjectIdentifier?
 
-    var releasing = false
-    var deferredReleases: [Handler] = []
+    @exclusivity(unchecked) var releasing = false
+    @exclusivity(unchecked) var deferredReleases: [Handler] = []
 
     static var current: ThreadState {
         if let raw = pthread_getspecific(threadStateKey) {

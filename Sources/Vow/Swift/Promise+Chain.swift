@@ -9,14 +9,14 @@ public enum CatchPolicy: Sendable {
 extension Core {
     /// A derived promise settled by a callback on `dispatcher`, with the dispatcher
     /// resolved (`.default` looked up now).
-    @inline(__always)
+    @usableFromInline
     func derive(on dispatcher: any Dispatcher) -> (Core, any Dispatcher) {
         let target = resolved(dispatcher)
         return (Core(dependingOn: self, settledOn: target), target)
     }
 
     /// Settles `self` from a callback's result: a thrown error rejects.
-    @inline(__always)
+    @inlinable
     func settle<U>(from body: () throws -> U) {
         do {
             settle(.fulfilled(try body()))
@@ -26,7 +26,7 @@ extension Core {
     }
 
     /// Settles `self` from a callback that returns a promise: adopts it.
-    @inline(__always)
+    @inlinable
     func adopt<U>(from body: () throws -> Promise<U>) {
         do {
             follow(try body().core)
@@ -44,7 +44,7 @@ extension Core {
 extension Promise {
     /// Runs `body` with the value; the new promise adopts the promise `body` returns.
     /// A rejection skips `body` and passes through.
-    @discardableResult
+    @inlinable @discardableResult
     public func then<U>(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable (T) throws -> Promise<U>) -> Promise<U> {
         let (derived, target) = core.derive(on: dispatcher)
@@ -62,7 +62,7 @@ extension Promise {
 
     /// Runs `body` with the value; its return value fulfils the new promise, a throw
     /// rejects it. A rejection skips `body` and passes through.
-    @discardableResult
+    @inlinable @discardableResult
     public func then<U>(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable (T) throws -> U) -> Promise<U> {
         let (derived, target) = core.derive(on: dispatcher)

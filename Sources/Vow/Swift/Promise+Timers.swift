@@ -7,7 +7,9 @@ final class OneShotTimer: @unchecked Sendable {
 
     init(seconds: Double, _ body: @escaping @Sendable () -> Void) {
         item = DispatchWorkItem(block: body)
-        let delay = seconds.isFinite && seconds > 0 ? seconds : 0
+        // NaN and non-positive delays fire at once; +infinity (and anything beyond about
+        // 146 years) is capped, so it never fires in practice.
+        let delay = seconds.isNaN || seconds <= 0 ? 0 : seconds
         let nanoseconds = min(delay * 1e9, Double(Int.max / 2))
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: item)
     }
@@ -49,10 +51,11 @@ extension Promise {
     public init(on dispatcher: any Dispatcher = .background, work: @escaping @Sendable () throws -> T) {
         let core = Core()
         self.init(core: core)
-        resolved(dispatcher).dispatch {
+        // If the dispatcher drops the job, the promise is cancelled (JobGuard).
+        submitJob(Job(body: { _ in
             guard core.isPending else { return }
             core.settle { try work() }
-        }
+        }, outcome: .fulfilled(()), dependent: core), to: resolved(dispatcher))
     }
 
     /// Settles like this promise unless `seconds` pass first; then rejects with

@@ -8,8 +8,10 @@
 /// you pass `.inline`), never under a library lock. Handlers registered on one promise
 /// run in registration order.
 public struct Promise<T>: Thenable {
+    @usableFromInline
     let core: Core
 
+    @usableFromInline
     init(core: Core) { self.core = core }
 
     /// Makes a promise and runs `body` with its resolver, at once, on this thread.
@@ -158,7 +160,7 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
 
 /// The typed view of an untyped value: a checked cast, never a crash. A value of another
 /// type rejects with `VowError.Code.type`, naming what was expected and found.
-@inline(__always)
+@inlinable
 func castValue<T>(_ value: Any, to type: T.Type) -> Result<T, any Error> {
     if let typed = value as? T { return .success(typed) }
     return Bridging.unbox(value, as: type)

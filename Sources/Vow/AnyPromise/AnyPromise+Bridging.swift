@@ -1,0 +1,234 @@
+// AnyPromise <-> Promise<T>, manifolds, and C handles.
+
+extension AnyPromise: PromiseView, Resolvable {
+    var promiseCore: Core { core }
+    var resolution: Resolution { .adopt(core) }
+}
+
+extension Promise: PromiseView, BridgedPromise {
+    var promiseCore: Core { core }
+
+    static func bridgePromise(_ core: Core) -> Any {
+        Promise<T>(AnyPromise(core: core))
+    }
+}
+
+extension AnyPromise: Thenable {
+    /// The seed two-callback `then` (see `Promise.then(_:_:)`), with the untyped value.
+    public func then(_ onSuccess: ((Any?) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
+        let callbacks = UncheckedSendable((onSuccess, onFailure))
+        let target = resolved(.default)
+        let derived = Core(dependingOn: core, settledOn: target)
+        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
+            guard derived.isPending else { return }
+            let (onSuccess, onFailure) = callbacks.value
+            var failure: (any Error)?
+            switch outcome {
+            case .fulfilled(let raw):
+                do {
+                    try onSuccess?(Bridging.untyped(raw))
+                } catch {
+                    failure = error
+                }
+            case .rejected(let error):
+                failure = error
+            }
+            guard let failure else {
+                derived.settle(.fulfilled(VowValue.sharedNull))
+                return
+            }
+            if let onFailure {
+                onFailure(ThenableReason.reason(for: failure))
+                derived.settle(.fulfilled(VowValue.sharedNull))
+            } else {
+                derived.settle(.rejected(failure))
+            }
+        })
+    }
+}
+
+extension AnyPromise {
+    /// A promise fulfilled with a manifold: a LIST of `values`, each in its C form (see
+    /// the bridging table), that unboxes to a tuple of the same arity
+    /// (`Promise<(Int, String)>(manifold)`) or an array, and that C's `vow_then_call`
+    /// spreads into a function's parameters.
+    public static func manifold(_ values: Any...) -> AnyPromise {
+        AnyPromise(core: Core(fulfilled: VowValue(.list(values.map { VowValue.bridging($0) }))))
+    }
+
+    /// The same promise, typed: fulfils with the value converted to `T` (see `Bridging`),
+    /// or rejects with `VowError.Code.type` naming what was expected and found.
+    public func `as`<T>(_ type: T.Type) -> Promise<T> { Promise<T>(self) }
+
+    /// The same promise as a pair (the value must be a list of two).
+    public func `as`<A, B>(_ type: (A, B).Type) -> Promise<(A, B)> { Promise<(A, B)>(self) }
+
+    /// The same promise as a triple (the value must be a list of three).
+    public func `as`<A, B, C>(_ type: (A, B, C).Type) -> Promise<(A, B, C)> { Promise<(A, B, C)>(self) }
+
+    /// The same promise as a 4-tuple (the value must be a list of four).
+    public func `as`<A, B, C, D>(_ type: (A, B, C, D).Type) -> Promise<(A, B, C, D)> {
+        Promise<(A, B, C, D)>(self)
+    }
+
+    /// The same promise as a 5-tuple (the value must be a list of five).
+    public func `as`<A, B, C, D, E>(_ type: (A, B, C, D, E).Type) -> Promise<(A, B, C, D, E)> {
+        Promise<(A, B, C, D, E)>(self)
+    }
+
+    // MARK: C handles
+
+    /// Wraps a `vow_promise *` received from C. The handle is borrowed: this promise takes
+    /// its own reference (the caller still releases the one it holds). Returns nil for
+    /// NULL or for a pointer that is not a live `vow_promise` (a line on standard error
+    /// says which).
+    public init?(unsafeHandle: OpaquePointer?) {
+        guard let core = promiseHandle(unsafeHandle, in: "AnyPromise(unsafeHandle:)") else { return nil }
+        self.core = core
+    }
+
+    /// A `vow_promise *` for C, +1: the receiver releases it with `vow_promise_release`
+    /// (return it from a `@c` function that hands C a new promise).
+    public func unsafeRetainedHandle() -> OpaquePointer {
+        core.retainedHandle
+    }
+}
+
+extension Promise {
+    /// The typed view of an untyped promise: fulfils with its value converted to `T`
+    /// (C values per the table in `Bridging`; a LIST converts to a tuple through the
+    /// tuple initialisers below), or rejects with `VowError.Code.type` naming what was
+    /// expected and found. A rejection passes through. Cancelling this promise cancels
+    /// `any` unless something else still waits on it.
+    ///
+    /// Disfavoured so that, for a tuple type, the tuple initialisers below are chosen.
+    @_disfavoredOverload
+    public init(_ any: AnyPromise) {
+        self.init(core: any.core.converted { raw in
+            Bridging.cast(raw, to: T.self).map { $0 as Any }
+        })
+    }
+
+    /// A pair from an untyped promise fulfilled with a list (a manifold) of two values.
+    public init<A, B>(_ any: AnyPromise) where T == (A, B) {
+        self.init(core: any.core.converted { raw in
+            Bridging.elements(of: raw, count: 2, for: T.self).flatMap { v in
+                Result {
+                    (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self))
+                }
+            }
+        })
+    }
+
+    /// A triple from an untyped promise fulfilled with a list of three values.
+    public init<A, B, C>(_ any: AnyPromise) where T == (A, B, C) {
+        self.init(core: any.core.converted { raw in
+            Bridging.elements(of: raw, count: 3, for: T.self).flatMap { v in
+                Result {
+                    (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self),
+                     try Bridging.element(v, 2, C.self, for: T.self))
+                }
+            }
+        })
+    }
+
+    /// A 4-tuple from an untyped promise fulfilled with a list of four values.
+    public init<A, B, C, D>(_ any: AnyPromise) where T == (A, B, C, D) {
+        self.init(core: any.core.converted { raw in
+            Bridging.elements(of: raw, count: 4, for: T.self).flatMap { v in
+                Result {
+                    (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self),
+                     try Bridging.element(v, 2, C.self, for: T.self), try Bridging.element(v, 3, D.self, for: T.self))
+                }
+            }
+        })
+    }
+
+    /// A 5-tuple from an untyped promise fulfilled with a list of five values.
+    public init<A, B, C, D, E>(_ any: AnyPromise) where T == (A, B, C, D, E) {
+        self.init(core: any.core.converted { raw in
+            Bridging.elements(of: raw, count: 5, for: T.self).flatMap { v in
+                Result {
+                    (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self),
+                     try Bridging.element(v, 2, C.self, for: T.self), try Bridging.element(v, 3, D.self, for: T.self),
+                     try Bridging.element(v, 4, E.self, for: T.self))
+                }
+            }
+        })
+    }
+}
+
+extension Core {
+    /// A promise that settles like this one, its value passed through `transform` (a
+    /// failure rejects). The link runs inline, where this promise settles: converting is
+    /// cheap and runs no user code.
+    func converted(_ transform: @escaping @Sendable (Any) -> Result<Any, any Error>) -> Core {
+        let derived = Core(dependingOn: self, settledOn: InlineDispatcher.shared)
+        attach(Handler(dispatcher: InlineDispatcher.shared, dependent: derived, kind: .link) { outcome in
+            switch outcome {
+            case .fulfilled(let raw):
+                switch transform(raw) {
+                case .success(let value): derived.settle(.fulfilled(value))
+                case .failure(let error): derived.settle(.rejected(error))
+                }
+            case .rejected:
+                derived.settle(outcome)
+            }
+        })
+        return derived
+    }
+}
+
+extension Bridging {
+    /// The untyped Swift view of an engine value: C values in their Swift form
+    /// (`VowValue.swiftValue()`), C's NULL, `()` and `Optional.none` as nil, lists built by
+    /// combinators element by element (a `vow_join` rejection as its error).
+    static func untyped(_ raw: Any) -> Any? {
+        if let cValue = raw as? VowValue {
+            if cValue.isNull { return nil }
+            return cValue.swiftValue()
+        }
+        if let optional = raw as? any AnyOptional {
+            guard let wrapped = optional.wrappedAny else { return nil }
+            return untyped(wrapped)
+        }
+        if raw is Void { return nil }
+        if let outcomes = raw as? [Outcome] {
+            return outcomes.map { outcome -> Any in
+                switch outcome {
+                case .fulfilled(let value): return untyped(value) as Any
+                case .rejected(let error): return unboxError(error)
+                }
+            }
+        }
+        if type(of: raw) == [Any].self {
+            return (raw as! [Any]).map { untyped($0) as Any }
+        }
+        return raw
+    }
+
+    /// The elements of a list value (a C LIST, a Swift array or tuple) that must have
+    /// `count` elements to become `Tuple`.
+    static func elements<Tuple>(of raw: Any, count: Int, for tuple: Tuple.Type) -> Result<[Any], any Error> {
+        let value = VowValue.bridging(raw)
+        guard let items = value.listElements else {
+            return .failure(typeError(expected: Tuple.self, found: value.kindDescription))
+        }
+        guard items.count == count else {
+            return .failure(typeError(expected: Tuple.self, found: value.kindDescription))
+        }
+        return .success(items)
+    }
+
+    /// Element `index` of a tuple being unboxed, converted to `Element`.
+    static func element<Element, Tuple>(_ items: [Any], _ index: Int, _ type: Element.Type,
+                                        for tuple: Tuple.Type) throws -> Element {
+        switch cast(items[index], to: Element.self) {
+        case .success(let element):
+            return element
+        case .failure(let error):
+            let reason = (error as? VowError)?.message ?? "\(error)"
+            throw VowError(.type, "expected \(Tuple.self), item \(index): \(reason)")
+        }
+    }
+}

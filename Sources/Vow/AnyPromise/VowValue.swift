@@ -1,0 +1,173 @@
+import CVow
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An immutable value as C sees it: `vow_value *` is this object, passed with `Unmanaged`.
+///
+/// Values keep their identity: the engine stores the object itself, so the handle that
+/// fulfils a promise is the handle every reader gets back (callbacks, `vow_promise_value`,
+/// list items). Swift values that C must see are converted with `bridging(_:)`; C values
+/// that Swift must see are converted by `Bridging.unbox` (typed) or `swiftValue()`
+/// (untyped).
+///
+/// Ownership: a STRING or BYTES value owns one malloc'd C copy of its contents, made once
+/// in `init`, so `vow_value_get_string` / `_get_bytes` hand out borrowed pointers valid
+/// for the value's life. A POINTER's or THENABLE's `destroy` runs exactly once, in
+/// `deinit`, on whichever thread drops the last reference.
+final class VowValue: HandleObject, @unchecked Sendable {
+    // @unchecked: immutable after `init`. What it carries is either immutable (scalars,
+    // strings, lists of values), thread-safe (promises, errors), or the host's to make
+    // thread-safe (C pointers and thenable objects, as the header says); a `.swift` value
+    // is only handed back, never used here.
+
+    /// What a value holds, one case per `vow_kind`.
+    enum Content {
+        case null
+        case bool(Bool)
+        case int(Int64)
+        case double(Double)
+        /// UTF-8 text (the C copy lives in the value; see `stringPointer`).
+        case string(String)
+        case bytes([UInt8])
+        /// A C pointer and the destructor that runs once when the value goes.
+        case pointer(UnsafeMutableRawPointer?, CDestroy?)
+        case list([VowValue])
+        /// A promise carried as a value: resolving with it adopts it.
+        case promise(Core)
+        /// An error carried as data (`vow_join` results): it rejects nothing.
+        case error(VowErrorBox)
+        /// A host object described by a `vow_thenable_class` (kept, never copied), with
+        /// the destructor that runs once when the value goes.
+        case thenable(UnsafePointer<vow_thenable_class>, UnsafeMutableRawPointer?, CDestroy?)
+        /// A Swift value with no C form: passed through, and handed back to Swift as is.
+        case swift(Any)
+    }
+
+    let content: Content
+
+    /// The C copy of a STRING (NUL-terminated) or BYTES value; nil for other kinds and
+    /// for empty bytes.
+    private let cBuffer: UnsafeMutableRawPointer?
+
+    /// Makes a value. A `.string` or `.bytes` content is copied once into a C buffer.
+    init(_ content: Content) {
+        self.content = content
+        switch content {
+        case .string(let text):
+            var text = text
+            cBuffer = text.withUTF8 { utf8 in
+                let buffer = malloc(utf8.count + 1)!
+                if let base = utf8.baseAddress { memcpy(buffer, base, utf8.count) }
+                buffer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
+                return buffer
+            }
+        case .bytes(let bytes) where !bytes.isEmpty:
+            cBuffer = bytes.withUnsafeBytes { source in
+                let buffer = malloc(source.count)!
+                memcpy(buffer, source.baseAddress!, source.count)
+                return buffer
+            }
+        default:
+            cBuffer = nil
+        }
+        super.init(tag: .value)
+    }
+
+    deinit {
+        free(cBuffer)
+        switch content {
+        case .pointer(let pointer, let destroy?):
+            destroy(pointer)
+        case .thenable(_, let object, let destroy?):
+            destroy(object)
+        default:
+            break
+        }
+    }
+
+    /// The NULL value the library itself hands out (a callback that set nothing, a timer
+    /// that fired, Swift's `nil` and `()`). Immutable and shared; it lives as long as the
+    /// process.
+    static let sharedNull = VowValue(.null)
+
+    /// A STRING value holding a copy of the NUL-terminated UTF-8 `cString` (invalid
+    /// sequences are replaced with U+FFFD).
+    static func string(_ cString: UnsafePointer<CChar>) -> VowValue {
+        VowValue(.string(String(cString: cString)))
+    }
+
+    /// A STRING value holding `text`.
+    static func string(_ text: String) -> VowValue {
+        VowValue(.string(text))
+    }
+
+    // MARK: Reading
+
+    /// The C kind of this value.
+    var kind: vow_kind {
+        switch content {
+        case .null: return VOW_KIND_NULL
+        case .bool: return VOW_KIND_BOOL
+        case .int: return VOW_KIND_INT
+        case .double: return VOW_KIND_DOUBLE
+        case .string: return VOW_KIND_STRING
+        case .bytes: return VOW_KIND_BYTES
+        case .pointer: return VOW_KIND_POINTER
+        case .list: return VOW_KIND_LIST
+        case .promise: return VOW_KIND_PROMISE
+        case .error: return VOW_KIND_ERROR
+        case .thenable: return VOW_KIND_THENABLE
+        case .swift: return VOW_KIND_SWIFT
+        }
+    }
+
+    var isNull: Bool {
+        if case .null = content { return true }
+        return false
+    }
+
+    /// A STRING's text as NUL-terminated UTF-8: borrowed, valid as long as this value
+    /// lives. nil for other kinds.
+    var stringPointer: UnsafePointer<CChar>? {
+        guard case .string = content, let cBuffer else { return nil }
+        return UnsafePointer(cBuffer.assumingMemoryBound(to: CChar.self))
+    }
+
+    /// A BYTES value's bytes: borrowed, valid as long as this value lives (nil when empty),
+    /// and their count. nil for other kinds.
+    var bytesPointer: (UnsafeRawPointer?, Int)? {
+        guard case .bytes(let bytes) = content else { return nil }
+        return (cBuffer.map { UnsafeRawPointer($0) }, bytes.count)
+    }
+
+    /// A LIST's items; nil for other kinds.
+    var listElements: [VowValue]? {
+        if case .list(let items) = content { return items }
+        return nil
+    }
+
+    /// A short description of what this value holds, for type errors ("String",
+    /// "a list of 3 values", "Int 300").
+    var kindDescription: String {
+        switch content {
+        case .null: return "nil (a NULL value)"
+        case .bool: return "Bool"
+        case .int(let value): return "Int (\(value))"
+        case .double: return "Double"
+        case .string: return "String"
+        case .bytes(let bytes): return "[UInt8] (\(bytes.count) bytes)"
+        case .pointer: return "UnsafeMutableRawPointer"
+        case .list(let items): return "a list of \(items.count) value\(items.count == 1 ? "" : "s")"
+        case .promise: return "AnyPromise"
+        case .error(let box): return "an error (\(box.domain) \(box.code))"
+        case .thenable(let cls, let object, _):
+            if cls == swiftThenableClass, let object {
+                return "\(type(of: SwiftThenableBox.from(object).thenable))"
+            }
+            return "a foreign thenable"
+        case .swift(let value): return "\(type(of: value))"
+        }
+    }
+}

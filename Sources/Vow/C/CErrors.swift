@@ -1,0 +1,68 @@
+import CVow
+
+// Errors (vow.h, "Errors"). A `vow_error *` is a `VowErrorBox`.
+
+@c @implementation
+public func vow_error_new(_ domain: UnsafePointer<CChar>?, _ code: Int64,
+                          _ message: UnsafePointer<CChar>?) -> OpaquePointer? {
+    guard let domain else { return nil }
+    return VowErrorBox(domain: String(cString: domain), code: code,
+                       message: message.map { String(cString: $0) } ?? "").retainedHandle
+}
+
+@c @implementation
+public func vow_error_with_payload(_ domain: UnsafePointer<CChar>?, _ code: Int64,
+                                   _ message: UnsafePointer<CChar>?, _ payload: OpaquePointer?) -> OpaquePointer? {
+    guard let domain else { return nil }
+    let value = payload == nil ? nil : valueHandle(payload, in: "vow_error_with_payload")
+    if payload != nil && value == nil { return nil }
+    return VowErrorBox(domain: String(cString: domain), code: code,
+                       message: message.map { String(cString: $0) } ?? "", payload: value).retainedHandle
+}
+
+@c @implementation
+public func vow_error_cancelled() -> OpaquePointer? {
+    VowErrorBox.boxing(VowError.cancelledError).retainedHandle
+}
+
+@c @implementation
+public func vow_error_retain(_ e: OpaquePointer?) -> OpaquePointer? {
+    retainHandle(e, .error, in: "vow_error_retain")
+}
+
+@c @implementation
+public func vow_error_release(_ e: OpaquePointer?) {
+    releaseHandle(e, .error, in: "vow_error_release")
+}
+
+@c @implementation
+public func vow_error_domain(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
+    errorHandle(e, in: "vow_error_domain")?.domainPointer
+}
+
+@c @implementation
+public func vow_error_code(_ e: OpaquePointer?) -> Int64 {
+    errorHandle(e, in: "vow_error_code")?.code ?? 0
+}
+
+@c @implementation
+public func vow_error_message(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
+    errorHandle(e, in: "vow_error_message")?.messagePointer
+}
+
+@c @implementation
+public func vow_error_payload(_ e: OpaquePointer?) -> OpaquePointer? {
+    errorHandle(e, in: "vow_error_payload")?.payload?.borrowedHandle
+}
+
+@c @implementation
+public func vow_error_is_cancelled(_ e: OpaquePointer?) -> Bool {
+    errorHandle(e, in: "vow_error_is_cancelled")?.isCancelled ?? false
+}
+
+@c @implementation
+public func vow_register_cancellation(_ domain: UnsafePointer<CChar>?, _ code: Int64) -> Int32 {
+    guard let domain else { return VOW_EINVAL.rawValue }
+    VowError.registerCancellation(domain: String(cString: domain), code: code)
+    return VOW_OK.rawValue
+}

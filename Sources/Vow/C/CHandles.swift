@@ -1,0 +1,116 @@
+import CVow
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Handles are the Swift objects themselves, passed to C with `Unmanaged`:
+// `vow_promise *` is a `Core`, `vow_value *` a `VowValue`, `vow_error *` a `VowErrorBox`,
+// `vow_resolver *` a `CResolver`, `vow_dispatcher *` a `HostDispatcher` or a
+// `DispatcherHandle`. A +1 handle is `passRetained`, a borrowed one `passUnretained`;
+// `*_retain` / `*_release` are `Unmanaged.retain()` / `.release()`.
+
+/// Checks that `pointer` is a live handle of the kind `tag` and returns its object
+/// (borrowed: the caller's own reference keeps it alive for the call).
+///
+/// NULL returns nil silently. A handle of another kind, a released one or a stray pointer
+/// returns nil after writing one line to standard error that names `function`, e.g.
+/// `vow: vow_then: expected a vow_promise, got a vow_value`. The tag is read at its fixed
+/// offset without retaining the object, so a wrong pointer is not touched further.
+@inline(__always)
+func handle<T: HandleObject>(_ pointer: OpaquePointer?, _ tag: HandleTag, as type: T.Type,
+                             in function: StaticString) -> T? {
+    guard let pointer else { return nil }
+    let raw = UnsafeRawPointer(pointer)
+    let found = raw.load(fromByteOffset: handleTagOffset, as: UInt64.self)
+    guard found == tag.rawValue else {
+        reportWrongHandle(found: found, expected: tag, in: function)
+        return nil
+    }
+    let object = Unmanaged<HandleObject>.fromOpaque(raw).takeUnretainedValue()
+    guard let typed = object as? T else {
+        reportWrongHandle(found: found, expected: tag, in: function)
+        return nil
+    }
+    return typed
+}
+
+/// The `Core` behind a `vow_promise *` (see `handle(_:_:as:in:)`).
+@inline(__always)
+func promiseHandle(_ pointer: OpaquePointer?, in function: StaticString) -> Core? {
+    handle(pointer, .promise, as: Core.self, in: function)
+}
+
+/// The `VowValue` behind a `vow_value *`.
+@inline(__always)
+func valueHandle(_ pointer: OpaquePointer?, in function: StaticString) -> VowValue? {
+    handle(pointer, .value, as: VowValue.self, in: function)
+}
+
+/// The `VowErrorBox` behind a `vow_error *`.
+@inline(__always)
+func errorHandle(_ pointer: OpaquePointer?, in function: StaticString) -> VowErrorBox? {
+    handle(pointer, .error, as: VowErrorBox.self, in: function)
+}
+
+/// The `CResolver` behind a `vow_resolver *`.
+@inline(__always)
+func resolverHandle(_ pointer: OpaquePointer?, in function: StaticString) -> CResolver? {
+    handle(pointer, .resolver, as: CResolver.self, in: function)
+}
+
+/// Writes the one-line diagnostic for a handle of the wrong kind.
+@inline(never)
+func reportWrongHandle(found: UInt64, expected: HandleTag, in function: StaticString) {
+    let got: String
+    if let tag = HandleTag(rawValue: found) {
+        got = tag == .released ? "a released handle" : "a \(tag.typeName)"
+    } else {
+        got = "a pointer that is not a vow handle"
+    }
+    writeDiagnostic("vow: \(function): expected a \(expected.typeName), got \(got)")
+}
+
+/// Writes `line` and a newline to standard error in one `write` (no buffering, no
+/// interleaving with other threads' lines).
+func writeDiagnostic(_ line: String) {
+    var text = line
+    text.append("\n")
+    text.withUTF8 { bytes in
+        _ = write(2, bytes.baseAddress, bytes.count)
+    }
+}
+
+// MARK: Handing objects to C
+
+extension HandleObject {
+    /// A +1 handle for C: the caller releases it.
+    @inline(__always)
+    var retainedHandle: OpaquePointer {
+        OpaquePointer(Unmanaged.passRetained(self).toOpaque())
+    }
+
+    /// A borrowed handle for C: valid while something else keeps the object alive.
+    @inline(__always)
+    var borrowedHandle: OpaquePointer {
+        OpaquePointer(Unmanaged.passUnretained(self).toOpaque())
+    }
+}
+
+/// Adds a reference to the handle's object (any kind) and returns the pointer; `*_retain`.
+@inline(__always)
+func retainHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: StaticString) -> OpaquePointer? {
+    guard let object = handle(pointer, tag, as: HandleObject.self, in: function) else { return nil }
+    _ = Unmanaged.passUnretained(object).retain()
+    return pointer
+}
+
+/// Drops a reference to the handle's object; `*_release`.
+@inline(__always)
+func releaseHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: StaticString) {
+    guard let object = handle(pointer, tag, as: HandleObject.self, in: function) else { return }
+    Unmanaged.passUnretained(object).release()
+}
+
+/// A C destructor for a context pointer.
+typealias CDestroy = @convention(c) (UnsafeMutableRawPointer?) -> Void

@@ -1,0 +1,112 @@
+import CVow
+
+// Promises and resolvers (vow.h, "Promises and resolvers").
+// A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolver`.
+
+@c @implementation
+public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
+    guard let resolver_out else { return nil }
+    let core = Core()
+    resolver_out.pointee = CResolver(primary: core).retainedHandle
+    return core.retainedHandle
+}
+
+@c @implementation
+public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
+    guard let value = valueHandle(value, in: "vow_promise_fulfilled") else { return nil }
+    return Core(fulfilled: value).retainedHandle
+}
+
+@c @implementation
+public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
+    guard let error = errorHandle(error, in: "vow_promise_rejected") else { return nil }
+    return Core(rejected: error).retainedHandle
+}
+
+@c @implementation
+public func vow_promise_retain(_ p: OpaquePointer?) -> OpaquePointer? {
+    retainHandle(p, .promise, in: "vow_promise_retain")
+}
+
+@c @implementation
+public func vow_promise_release(_ p: OpaquePointer?) {
+    releaseHandle(p, .promise, in: "vow_promise_release")
+}
+
+@c @implementation
+public func vow_promise_state(_ p: OpaquePointer?) -> vow_state {
+    guard let core = promiseHandle(p, in: "vow_promise_state") else { return VOW_STATE_INVALID }
+    switch core.snapshot {
+    case .pending: return VOW_PENDING
+    case .fulfilled: return VOW_FULFILLED
+    case .rejected: return VOW_REJECTED
+    }
+}
+
+@c @implementation
+public func vow_promise_value(_ p: OpaquePointer?) -> OpaquePointer? {
+    guard let core = promiseHandle(p, in: "vow_promise_value"),
+          case .fulfilled(let value) = core.snapshot else { return nil }
+    return VowValue.bridging(value).retainedHandle
+}
+
+@c @implementation
+public func vow_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
+    guard let core = promiseHandle(p, in: "vow_promise_error"),
+          case .rejected(let error) = core.snapshot else { return nil }
+    return VowErrorBox.boxing(error).retainedHandle
+}
+
+// MARK: Resolvers
+
+@c @implementation
+public func vow_resolver_resolve(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
+    guard let resolver = resolverHandle(r, in: "vow_resolver_resolve"),
+          let value = valueHandle(x, in: "vow_resolver_resolve") else { return VOW_EINVAL.rawValue }
+    return resolver.resolve(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
+}
+
+@c @implementation
+public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
+    guard let resolver = resolverHandle(r, in: "vow_resolver_fulfill"),
+          let value = valueHandle(x, in: "vow_resolver_fulfill") else { return VOW_EINVAL.rawValue }
+    return resolver.fulfill(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
+}
+
+@c @implementation
+public func vow_resolver_reject(_ r: OpaquePointer?, _ e: OpaquePointer?) -> Int32 {
+    guard let resolver = resolverHandle(r, in: "vow_resolver_reject"),
+          let error = errorHandle(e, in: "vow_resolver_reject") else { return VOW_EINVAL.rawValue }
+    return resolver.reject(error) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
+}
+
+@c @implementation
+public func vow_resolver_is_settled(_ r: OpaquePointer?) -> Bool {
+    guard let resolver = resolverHandle(r, in: "vow_resolver_is_settled") else { return false }
+    return resolver.isUsed
+}
+
+@c @implementation
+public func vow_resolver_on_cancel(_ r: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                                   _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
+    let callback = CCallback(ctx: ctx, destroy: destroy, plain: fn)
+    guard let resolver = resolverHandle(r, in: "vow_resolver_on_cancel"), fn != nil else {
+        return VOW_EINVAL.rawValue
+    }
+    // The closure holds the callback: when the handler has run, or was dropped because the
+    // promise settled otherwise, its last reference goes and `destroy` runs.
+    resolver.core.onCancel {
+        callback.plain?(callback.ctx)
+    }
+    return VOW_OK.rawValue
+}
+
+@c @implementation
+public func vow_resolver_retain(_ r: OpaquePointer?) -> OpaquePointer? {
+    retainHandle(r, .resolver, in: "vow_resolver_retain")
+}
+
+@c @implementation
+public func vow_resolver_release(_ r: OpaquePointer?) {
+    releaseHandle(r, .resolver, in: "vow_resolver_release")
+}
