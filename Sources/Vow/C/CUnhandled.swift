@@ -27,7 +27,7 @@ private final class CUnhandledHandler: @unchecked Sendable {
 public func vow_set_unhandled_error_handler(_ h: vow_unhandled_handler?, _ ctx: UnsafeMutableRawPointer?,
                                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) {
     let callback = CCallback(ctx: ctx, destroy: destroy)
-    let previous: UnhandledErrors.Sink?
+    let previous: UnhandledErrors.SinkBox?
     if let h {
         let installed = CUnhandledHandler(h, callback)
         previous = UnhandledErrors.replace(with: { error in installed.report(error) })

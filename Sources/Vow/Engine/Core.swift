@@ -363,9 +363,11 @@ final class Core: HandleObject, @unchecked Sendable {
     func dependentGone(_ dependent: Core) -> Bool {
         var removed: [Handler] = []
         lock.lock()
-        var found = false
+        // `dependent` may appear several times (`when([a, a, a])`): each of its handlers was
+        // counted as a live dependent, so each one found is subtracted.
+        var found: Int32 = 0
         if let first = firstHandler, first.dependent === dependent {
-            found = true
+            found += 1
             if first.kind == .link {
                 removed.append(first)
                 firstHandler = moreHandlers.isEmpty ? nil : moreHandlers.removeFirst()
@@ -378,7 +380,7 @@ final class Core: HandleObject, @unchecked Sendable {
             while index < moreHandlers.count {
                 let handler = moreHandlers[index]
                 if handler.dependent === dependent {
-                    found = true
+                    found += 1
                     if handler.kind == .link {
                         removed.append(moreHandlers.remove(at: index))
                         continue
@@ -388,9 +390,9 @@ final class Core: HandleObject, @unchecked Sendable {
                 index += 1
             }
         }
-        if found { liveDependents -= 1 }
+        liveDependents -= found
         var shouldCancel = false
-        if case .pending = state, found, liveDependents <= 0 { shouldCancel = true }
+        if case .pending = state, found > 0, liveDependents <= 0 { shouldCancel = true }
         lock.unlock()
         withExtendedLifetime(removed) {}
         return shouldCancel

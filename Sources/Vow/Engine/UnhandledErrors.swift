@@ -12,12 +12,21 @@ enum UnhandledErrors {
     /// Receives the error as the engine holds it (a C error stays boxed).
     typealias Sink = @Sendable (any Error) -> Void
 
-    private static let sink = Locked<Sink?>(nil)
+    /// Holds the handler in a class: a closure stored directly in `Locked` would be
+    /// re-wrapped in a conversion thunk each time it passes through the generic `inout`
+    /// of `withLock`, so every report would call through one more layer (a stack overflow
+    /// after some 200,000 reports, a bug once).
+    final class SinkBox: Sendable {
+        let call: Sink
+        init(_ call: @escaping Sink) { self.call = call }
+    }
+
+    private static let sink = Locked<SinkBox?>(nil)
 
     static func report(_ error: any Error) {
         let current = sink.withLock { $0 }
         if let current {
-            current(error)
+            current.call(error)
         } else {
             writeDefaultReport(error)
         }
@@ -26,15 +35,16 @@ enum UnhandledErrors {
     /// Replaces the handler; returns the previous one so the caller drops it outside the
     /// lock (a C handler's `destroy` runs when its last reference goes).
     @discardableResult
-    static func replace(with newSink: Sink?) -> Sink? {
-        sink.withLock { current in
+    static func replace(with newSink: Sink?) -> SinkBox? {
+        let box = newSink.map(SinkBox.init)
+        return sink.withLock { current in
             let previous = current
-            current = newSink
+            current = box
             return previous
         }
     }
 
-    static var current: Sink? { sink.withLock { $0 } }
+    static var current: Sink? { sink.withLock { $0 }?.call }
 
     private static func writeDefaultReport(_ error: any Error) {
         guard !isCancellation(error) else { return }

@@ -48,7 +48,7 @@ public enum Vow {
             return { error in sink(error) }
         }
         set {
-            let previous: UnhandledErrors.Sink?
+            let previous: UnhandledErrors.SinkBox?
             if let newValue {
                 previous = UnhandledErrors.replace(with: { error in newValue(unboxError(error)) })
             } else {
