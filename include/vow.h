@@ -978,7 +978,9 @@ typedef void (*vow_fnptr)(void);
 
 /**
  * When p fulfils, spreads its value (a LIST, or any other value taken as a
- * list of one) into fn's parameters and calls fn through libffi on the
+ * list of one; a NULL value given to a signature with no parameters, such as
+ * "v()" after vow_after, counts as no arguments) into fn's parameters and
+ * calls fn through libffi on the
  * default dispatcher, with ctx as an extra last argument: "d(qs)" is
  * double fn(int64_t, const char *, void *ctx). Arguments: INT -> q, i (if it
  * fits, else a type error), d, f; DOUBLE -> d, f; BOOL -> b; STRING -> s;
@@ -986,9 +988,13 @@ typedef void (*vow_fnptr)(void);
  * for the call). Returns: v -> NULL value; b -> BOOL; i, q -> INT; d, f ->
  * DOUBLE; s -> STRING (copied, not freed; NULL -> NULL value); p -> POINTER
  * (no destroy); V -> the returned vow_value, whose reference passes to the
- * library (NULL -> NULL value). The result fulfils the returned promise
- * (+1); a count or kind mismatch rejects it with VOW_ERROR_TYPE naming the
- * position; a rejection of p passes through. NULL p, signature or fn, or a
+ * library (NULL -> NULL value; a handle that is not a vow_value rejects
+ * with VOW_ERROR_TYPE and is not released). The result resolves the
+ * returned promise (+1) like vow_result_return: a PROMISE value is adopted,
+ * a THENABLE assimilated. A count or kind mismatch rejects it with
+ * VOW_ERROR_TYPE naming the position; a rejection of p passes through.
+ * Parsed signatures are cached (the 32 most recent), so many links with one
+ * signature share one prepared libffi call. NULL p, signature or fn, or a
  * malformed signature, returns NULL. If this call fails (NULL returned), the
  * callback is never called and destroy (if given) runs before the call
  * returns. destroy runs exactly once: after the callback has run, or as soon
