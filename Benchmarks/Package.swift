@@ -1,0 +1,67 @@
+// swift-tools-version:6.1
+import PackageDescription
+import class Foundation.ProcessInfo
+
+// Benchmarks for Vow, kept in a package of their own so the library itself depends on
+// nothing. Two ways to run them:
+//
+//   swift package --allow-writing-to-package-directory benchmark   (ordo-one/benchmark:
+//       wall time, malloc counts, percentiles; `make bench` at the top runs this)
+//   ./summary.sh                                                   (one table: Vow next
+//       to swift-nio and a bare lock+closure box, as ratios; see README.md)
+//
+// Every workload is written once, in BenchWorkloads, and both runners call it.
+// VOW_PATH=/other/checkout measures another copy of the library (say, before and after a
+// change to the engine); by default, the repository this folder belongs to.
+let vowPath = ProcessInfo.processInfo.environment["VOW_PATH"] ?? ".."
+
+let package = Package(
+    name: "VowBenchmarks",
+    dependencies: [
+        .package(name: "Vow", path: vowPath),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // C workloads calling include/vow.h (the header is reached through the `vow`
+        // symlink in the target folder).
+        .target(
+            name: "CVowBench",
+            dependencies: [.product(name: "vow", package: "Vow")],
+            cSettings: [.headerSearchPath("vow"), .unsafeFlags(["-O2"])]
+        ),
+        // Counts malloc/calloc/realloc/posix_memalign/aligned_alloc calls of the whole
+        // process (definitions in the executable interpose libc's). BenchSummary only:
+        // the ordo-one runner brings its own interposer.
+        .target(name: "CAllocCounter"),
+        // The workloads: Vow (Swift and C), swift-nio, and the bare box.
+        .target(
+            name: "BenchWorkloads",
+            dependencies: [
+                "CVowBench",
+                .product(name: "vow", package: "Vow"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The summary table: plain ContinuousClock timing, medians of 7 runs.
+        .executableTarget(
+            name: "BenchSummary",
+            dependencies: ["BenchWorkloads", "CAllocCounter"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The ordo-one/benchmark suite.
+        .executableTarget(
+            name: "VowBenchmarks",
+            dependencies: [
+                "BenchWorkloads",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/VowBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,222 @@
+// BenchSummary: every workload on every implementation, timed with ContinuousClock
+// (median of N runs, default 7), allocations counted process-wide, printed as one set of
+// Markdown tables with Vow's ratios to swift-nio and to the bare box.
+//
+//   swift run -c release BenchSummary [--runs N] [--scale X] [--only WORKLOAD,...]
+//
+// Under callgrind (`summary.sh --callgrind` runs `valgrind --tool=callgrind
+// --callgrind-out-file=DIR/cg.out BenchSummary --callgrind DIR ...`), each cell is instead
+// the instructions per op of one run (after a warm-up run), counted over every thread:
+// figures that do not move with the load of the machine. Threads are serialized there,
+// so contention costs are not measured.
+//
+// Exits 1 if any trial produced a wrong result.
+
+import BenchWorkloads
+import CAllocCounter
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+var runs = 7
+var scale = 1.0
+var only: Set<String>? = nil
+var callgrindDirectory: String? = nil
+var dumps = 0
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--runs": runs = Int(arguments.popFirst() ?? "") ?? runs
+    case "--scale": scale = Double(arguments.popFirst() ?? "") ?? scale
+    case "--only": only = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
+    case "--callgrind": callgrindDirectory = arguments.popFirst()
+    default:
+        print("usage: BenchSummary [--runs N] [--scale X] [--callgrind DIR] [--only \(Workload.allCases.map(\.rawValue).joined(separator: ","))]")
+        exit(2)
+    }
+}
+
+/// One cell: median and best time per op, median allocations per op, or why it was not
+/// measured.
+enum Cell {
+    case measured(median: Double, best: Double, allocationsPerOp: Double)
+    case skipped(String)
+
+    var median: Double? {
+        if case .measured(let median, _, _) = self { return median }
+        return nil
+    }
+
+    var best: Double? {
+        if case .measured(_, let best, _) = self { return best }
+        return nil
+    }
+}
+
+var failures: [String] = []
+
+func nanoseconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+}
+
+/// Runs one trial of `workload` on `impl`; returns (ns per op, allocations per op), or
+/// why it cannot run.
+@MainActor
+func runOnce(_ workload: Workload, _ impl: Impl) -> Result<(Double, Double), Skip> {
+    let ops = Double(workload.ops(scale: scale))
+    let trial: Trial
+    do { trial = try makeTrial(workload, impl, scale: scale) } catch { return .failure(error) }
+    let clock = ContinuousClock()
+    let allocationsBefore = alloc_counter_total()
+    if callgrindDirectory != nil { bench_callgrind_zero() }
+    let start = clock.now
+    trial.run()
+    let elapsed = clock.now - start
+    if callgrindDirectory != nil { bench_callgrind_dump() }
+    let allocated = alloc_counter_total() - allocationsBefore
+    if let problem = trial.finish() { failures.append("\(workload.rawValue) on \(impl.rawValue): \(problem)") }
+    if let directory = callgrindDirectory {
+        dumps += 1
+        let instructions = callgrindTotal("\(directory)/cg.out.\(dumps)") ?? .nan
+        return .success((instructions / ops, Double(allocated) / ops))
+    }
+    return .success((nanoseconds(elapsed) / ops, Double(allocated) / ops))
+}
+
+/// The instruction total of a callgrind dump (its "totals:" or "summary:" line).
+func callgrindTotal(_ path: String) -> Double? {
+    guard let file = fopen(path, "r") else { return nil }
+    defer { fclose(file) }
+    var line: UnsafeMutablePointer<CChar>? = nil
+    var capacity = 0
+    defer { free(line) }
+    var total: Double? = nil
+    while getline(&line, &capacity, file) > 0 {
+        let text = String(cString: line!)
+        for prefix in ["totals: ", "summary: "] where text.hasPrefix(prefix) {
+            let number = text.dropFirst(prefix.count).prefix { $0.isNumber }
+            total = Double(number)
+        }
+    }
+    return total
+}
+
+/// Measures every implementation on `workload`: one warm-up round, then `runs` rounds.
+/// Each round runs every implementation once, so a burst of load from elsewhere on the
+/// machine hits all of them rather than one cell. Allocations are counted in every
+/// measured run, process-wide (the dispatcher threads' allocations count too).
+@MainActor
+func measure(_ workload: Workload) -> [Impl: Cell] {
+    var times: [Impl: [Double]] = [:]
+    var allocations: [Impl: [Double]] = [:]
+    var skipped: [Impl: String] = [:]
+    for round in 0...runs {
+        for impl in Impl.allCases where skipped[impl] == nil {
+            switch runOnce(workload, impl) {
+            case .failure(let why):
+                skipped[impl] = why.description
+            case .success(let (ns, allocated)):
+                if round == 0 { continue }
+                times[impl, default: []].append(ns)
+                allocations[impl, default: []].append(allocated)
+            }
+        }
+    }
+    var row: [Impl: Cell] = [:]
+    for impl in Impl.allCases {
+        if let why = skipped[impl] {
+            row[impl] = .skipped(why)
+            continue
+        }
+        let sortedTimes = times[impl]!.sorted()
+        let sortedAllocations = allocations[impl]!.sorted()
+        row[impl] = .measured(median: sortedTimes[sortedTimes.count / 2], best: sortedTimes[0],
+                              allocationsPerOp: sortedAllocations[sortedAllocations.count / 2])
+    }
+    return row
+}
+
+func format(_ value: Double?, digits: Int = 0) -> String {
+    guard let value else { return "—" }
+    if digits == 0 { return String(Int(value.rounded())) }
+    let scaled = (value * pow10(digits)).rounded() / pow10(digits)
+    return "\(scaled)"
+}
+
+func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { acc, _ in acc * 10 } }
+
+func ratio(_ a: Double?, _ b: Double?) -> String {
+    guard let a, let b, b > 0 else { return "—" }
+    return format(a / b, digits: 2) + "x"
+}
+
+let workloads = Workload.allCases.filter { only == nil || only!.contains($0.rawValue) }
+var results: [Workload: [Impl: Cell]] = [:]
+for workload in workloads {
+    results[workload] = measure(workload)
+}
+
+if callgrindDirectory != nil {
+    print("Instructions per op (callgrind, every thread, one run after a warm-up; scale \(scale)); in parentheses, allocations per op.\n")
+} else {
+    print("Times: median of \(runs) runs, ns per op (scale \(scale)); in parentheses, allocations per op (median).\n")
+}
+print("| workload | \(callgrindDirectory != nil ? "per" : "unit") | " + Impl.allCases.map(\.rawValue).joined(separator: " | ") + " |")
+print("|---|---|" + Impl.allCases.map { _ in "---:" }.joined(separator: "|") + "|")
+for workload in workloads {
+    let cells = Impl.allCases.map { impl -> String in
+        switch results[workload]![impl]! {
+        case .measured(let median, _, let allocations):
+            return "\(format(median)) (\(format(allocations, digits: 1)))"
+        case .skipped(let why):
+            return why
+        }
+    }
+    let unit = callgrindDirectory != nil ? String(workload.unit.split(separator: "/").last!) : workload.unit
+    print("| \(workload.rawValue) | \(unit) | " + cells.joined(separator: " | ") + " |")
+}
+
+print("\nRatios below 1.00x: Vow is faster. Inline modes against inline modes, queued against queued.")
+let pairs: [(String, Impl, Impl)] = [
+    ("Vow .default / nio loop", .vowDefault, .nioLoop),
+    ("Vow .inline / nio embedded", .vowInline, .nioEmbedded),
+    ("Vow .default / box queue", .vowDefault, .boxQueue),
+    ("Vow .inline / box inline", .vowInline, .boxInline),
+    ("C default / Vow .default", .cDefault, .vowDefault),
+    ("C inline / Vow .inline", .cInline, .vowInline),
+]
+let ratioTables = callgrindDirectory != nil ? [("instruction counts", \Cell.median)]
+    : [("medians", \Cell.median), ("best of \(runs) runs", \Cell.best)]
+for (title, pick) in ratioTables {
+    print("\nRatios of \(title):\n")
+    print("| workload | " + pairs.map(\.0).joined(separator: " | ") + " |")
+    print("|---|" + pairs.map { _ in "---:" }.joined(separator: "|") + "|")
+    for workload in workloads {
+        let row = results[workload]!
+        let cells = pairs.map { ratio(row[$0.1]![keyPath: pick], row[$0.2]![keyPath: pick]) }
+        print("| \(workload.rawValue) | " + cells.joined(separator: " | ") + " |")
+    }
+}
+
+if only == nil || only!.contains("memory") {
+    print("\nMemory per pending promise with one handler attached (100,000 made; heap growth / count).\n")
+    print("| library | bytes | allocations |")
+    print("|---|---:|---:|")
+    for impl in [Impl.boxInline, .nioEmbedded, .vowDefault, .cDefault] {
+        let name = impl == .boxInline ? "box" : impl == .nioEmbedded ? "nio" : impl.rawValue
+        do {
+            let figure = try measurePendingMemory(impl, count: 100_000, allocations: alloc_counter_total)
+            print("| \(name) | \(format(figure.bytes)) | \(format(figure.allocations, digits: 1)) |")
+        } catch {
+            print("| \(name) | \(error.description) | |")
+        }
+    }
+}
+
+if !failures.isEmpty {
+    print("\nWRONG RESULTS:")
+    for failure in failures { print("  " + failure) }
+    exit(1)
+}

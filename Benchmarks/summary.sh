@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Prints the summary table of Benchmarks/README.md: every workload on Vow (Swift .inline
+# and .default, C inline and default), swift-nio (embedded and real loop) and the bare
+# lock+closure box, as ns/op with allocations per op, and Vow's ratios to the others.
+#
+#   Benchmarks/summary.sh [--runs N] [--scale X] [--only WORKLOAD,...]
+#   Benchmarks/summary.sh --callgrind [--scale X] [--only WORKLOAD,...]
+#
+# Release build of this package (the first one takes a few minutes: swift-nio), then one
+# run of BenchSummary: each cell is the median of N runs (default 7) after a warm-up run;
+# the runs of all implementations are interleaved. With --callgrind, BenchSummary runs
+# under valgrind's callgrind and each cell is instructions per op (default scale 0.1):
+# counts that do not depend on the machine's load, for comparing builds.
+# VOW_PATH=/other/checkout measures another copy of the library.
+set -euo pipefail
+cd "$(dirname "$0")"
+swift build -c release --product BenchSummary 2>&1 | grep -E "error|warning:" && exit 1
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), Vow at $(git -C "${VOW_PATH:-..}" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "${VOW_PATH:-..}" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(swift --version 2>&1 | head -1)"
+echo
+BIN="$(swift build -c release --show-bin-path)/BenchSummary"
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+if [ "${1:-}" = "--callgrind" ]; then
+    shift
+    DIR=$(mktemp -d "${TMPDIR:-/tmp}/vow-callgrind.XXXXXX")
+    trap 'rm -rf "$DIR"' EXIT
+    # valgrind 3.19 cannot read the DWARF 5 debug info of Swift 6 binaries: run a copy
+    # without it (next to the original, so its RUNPATH still finds libvow.so).
+    strip -g -o "$BIN.nodebug" "$BIN"
+    valgrind --tool=callgrind --callgrind-out-file="$DIR/cg.out" --dump-instr=no --dump-line=no \
+        --log-file="$DIR/valgrind.log" "$BIN.nodebug" --callgrind "$DIR" --runs 1 --scale 0.1 "$@" \
+        || { cat "$DIR/valgrind.log"; exit 1; }
+else
+    "$BIN" "$@"
+fi
