@@ -16,6 +16,12 @@ final class Counter: Sendable {
         count.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
     }
 
+    /// Takes one off; returns the new count.
+    @discardableResult
+    func decrement() -> Int {
+        count.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
+    }
+
     var value: Int { count.load(ordering: .acquiring) }
 }
 

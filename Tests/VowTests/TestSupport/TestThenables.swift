@@ -4,21 +4,24 @@ import Dispatch
 // Foreign thenables for Promises/A+ 2.3.3: types that conform to the seed `Thenable`
 // protocol without being promises of this library, each misbehaving in its own way.
 
-/// Calls `onSuccess` with `value` at once, inside `then`.
+/// Calls `onSuccess` with `value` at once, inside `then`; `probe` runs first, each time
+/// `then` is called (to count calls or check where they run).
 struct SyncThenable<Value>: Thenable {
     let value: Value
-    let calls: Counter?
+    let probe: (@Sendable () -> Void)?
 
-    init(_ value: Value, calls: Counter? = nil) {
+    init(_ value: Value, probe: (@Sendable () -> Void)? = nil) {
         self.value = value
-        self.calls = calls
+        self.probe = probe
     }
 
     func then(_ onSuccess: ((Value) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
-        calls?.increment()
+        probe?()
         try? onSuccess?(value)
     }
 }
+
+extension SyncThenable: Sendable where Value: Sendable {}
 
 /// Calls `onFailure` with `reason` at once, inside `then`. The reason need not be an Error.
 struct SyncRejectingThenable<Value>: Thenable {
@@ -70,7 +73,7 @@ struct ScriptedThenable<Value>: Thenable {
     }
 }
 
-/// Never calls anything: whatever adopts it stays pending.
+/// Never calls back, and keeps neither callback.
 struct SilentThenable<Value>: Thenable {
     func then(_ onSuccess: ((Value) throws -> ())?, _ onFailure: ((Any?) -> ())?) {}
 }

@@ -51,16 +51,6 @@ func onNewThread<T>(stackSize: Int? = nil, within seconds: Double = Stress.waitS
     return try slot.withLock { $0! }.get()
 }
 
-/// The current thread's stack size, as the thread library reports it.
-func currentStackSize() -> Int {
-    var attributes = pthread_attr_t()
-    guard pthread_getattr_np(pthread_self(), &attributes) == 0 else { return -1 }
-    defer { pthread_attr_destroy(&attributes) }
-    var size = 0
-    pthread_attr_getstacksize(&attributes, &size)
-    return size
-}
-
 /// Detects callbacks that run inline in the call that registered or settled them.
 ///
 /// The test wraps the call in `during { }`; a callback calls `check()`. A callback that
@@ -96,4 +86,28 @@ final class InlineDetector: Sendable {
     var inlineCount: Int { inlineRuns.value }
     /// Callbacks that checked in.
     var checkCount: Int { checks.value }
+}
+
+/// Runs `body(0..<count)` on `count` new threads at once and waits (at most `seconds`)
+/// for all of them. On time-out the threads are detached and `TestTimeout` thrown.
+func concurrently(_ count: Int, within seconds: Double = Stress.waitSeconds,
+                  _ body: @escaping @Sendable (Int) -> Void) throws {
+    let done = DispatchSemaphore(value: 0)
+    let threads = (0..<count).map { index in
+        startThread {
+            body(index)
+            done.signal()
+        }
+    }
+    let deadline = DispatchTime.now() + .milliseconds(Int(seconds * 1000))
+    for _ in 0..<count where done.wait(timeout: deadline) == .timedOut {
+        threads.forEach { pthread_detach($0) }
+        throw TestTimeout(what: "\(count) racing threads")
+    }
+    threads.forEach { pthread_join($0, nil) }
+}
+
+/// Starts a detached thread running `body` (nobody joins it).
+func detachThread(_ body: @escaping @Sendable () -> Void) {
+    pthread_detach(startThread(body))
 }

@@ -14,8 +14,8 @@ struct TestTimeout: Error, CustomStringConvertible {
 
 /// Thrown when a promise fulfilled where the test expected a rejection.
 struct UnexpectedFulfilment: Error, CustomStringConvertible {
-    let value: Any
-    var description: String { "expected a rejection, the promise fulfilled with \(value)" }
+    let description: String
+    init(value: Any) { description = "expected a rejection, the promise fulfilled with \(value)" }
 }
 
 /// Waits at most `seconds` for `promise` to settle and returns its outcome, like `wait()`

@@ -1,0 +1,213 @@
+import Testing
+@testable import Vow
+
+// Races between threads: settling against attaching, many attachers at once, many
+// settlers at once, settling against cancelling. Each round starts its threads together
+// on a barrier; iteration counts shrink under ThreadSanitizer (Stress.iterations).
+
+/// One cell of the settle-versus-attach matrix.
+struct RaceCase: Sendable, CustomTestStringConvertible {
+    enum Place: String, Sendable { case inline, `default`, background }
+    /// Which side gets a small head start (the other spins a little after the barrier).
+    enum HeadStart: String, Sendable { case settler, attacher }
+
+    let place: Place
+    let headStart: HeadStart
+    let reject: Bool
+
+    var dispatcher: any Dispatcher {
+        switch place {
+        case .inline: return .inline
+        case .default: return .default
+        case .background: return .background
+        }
+    }
+
+    var testDescription: String {
+        "\(reject ? "reject" : "fulfil") vs attach, \(place), \(headStart) ahead"
+    }
+
+    static let all: [RaceCase] = [RaceCase.Place.inline, .default, .background].flatMap { place in
+        [HeadStart.settler, .attacher].flatMap { headStart in
+            [false, true].map { RaceCase(place: place, headStart: headStart, reject: $0) }
+        }
+    }
+}
+
+@Suite("Engine: races and stress")
+struct RaceTests {
+    @Test("settle on one thread while another attaches: every handler runs exactly once with the right outcome",
+          arguments: RaceCase.all)
+    func settleVersusAttach(_ race: RaceCase) throws {
+        let rounds = Stress.iterations(2000)
+        let pairs = (0..<rounds).map { _ in Promise<Int>.pending() }
+        let runs = SlotCounts(rounds)
+        let wrong = Counter()
+        let derived = Locked<[Promise<Void>]>([])
+        let barrier = SpinBarrier(parties: 2)
+        let dispatcher = race.dispatcher
+        try concurrently(2) { side in
+            for round in 0..<rounds {
+                barrier.arriveAndWait()
+                let delay = (round &* 7919) % 200
+                if side == 0 {
+                    if race.headStart == .attacher { spin(delay) }
+                    if race.reject {
+                        pairs[round].resolver.reject(TestError(round))
+                    } else {
+                        pairs[round].resolver.fulfill(round)
+                    }
+                } else {
+                    if race.headStart == .settler { spin(delay) }
+                    let promise = pairs[round].promise
+                    let tail: Promise<Void>
+                    if race.reject {
+                        tail = promise.catch(on: dispatcher) { error in
+                            runs.bump(round)
+                            if error as? TestError != TestError(round) { wrong.increment() }
+                        }
+                    } else {
+                        tail = promise.done(on: dispatcher) { value in
+                            runs.bump(round)
+                            if value != round { wrong.increment() }
+                        }
+                    }
+                    derived.withLock { $0.append(tail) }
+                }
+            }
+        }
+        for tail in derived.withLock({ $0 }) { try value(of: tail) }
+        #expect(runs.all == Array(repeating: 1, count: rounds))
+        #expect(wrong.value == 0)
+    }
+
+    @Test("8 threads attach 1,000 handlers each to one promise while another thread fulfils it: exact count",
+          arguments: [false, true])
+    func manyAttachers(inline: Bool) throws {
+        let perThread = Stress.iterations(1000)
+        let threads = 8
+        let runs = Counter()
+        let wrong = Counter()
+        let (promise, resolver) = Promise<Int>.pending()
+        let tails = Locked<[Promise<Void>]>([])
+        let dispatcher: any Dispatcher = inline ? .inline : .default
+        let barrier = SpinBarrier(parties: threads + 1)
+        try concurrently(threads + 1) { index in
+            barrier.arriveAndWait()
+            if index == threads {
+                spin(20_000)
+                resolver.fulfill(7)
+                return
+            }
+            var mine: [Promise<Void>] = []
+            mine.reserveCapacity(perThread)
+            for _ in 0..<perThread {
+                mine.append(promise.done(on: dispatcher) { value in
+                    runs.increment()
+                    if value != 7 { wrong.increment() }
+                })
+            }
+            tails.withLock { $0 += mine }
+        }
+        for tail in tails.withLock({ $0 }) { try value(of: tail) }
+        #expect(runs.value == threads * perThread)
+        #expect(wrong.value == 0)
+    }
+
+    @Test("concurrent settle attempts from 8 threads: exactly one wins, and handlers see the winner")
+    func oneSettlerWins() throws {
+        let rounds = Stress.iterations(300)
+        let threads = 8
+        let barrier = SpinBarrier(parties: threads)
+        for _ in 0..<rounds {
+            let (promise, resolver) = Promise<Int>.pending()
+            let seen = EventLog<Int>()
+            promise.done(on: .inline) { seen.append($0) }.catch(on: .inline) { _ in }
+            let wins = Locked<[Int]>([])
+            try concurrently(threads) { index in
+                barrier.arriveAndWait()
+                let won: Bool
+                switch index % 4 {
+                case 0: won = promise.core.settleFromResolver(.fulfilled(index))
+                case 1: won = promise.core.settleFromResolver(.rejected(TestError(index)))
+                case 2: won = promise.core.settle(.fulfilled(index))
+                default: won = promise.core.settle(.rejected(TestError(index)))
+                }
+                if won { wins.withLock { $0.append(index) } }
+                withExtendedLifetime(resolver) {}
+            }
+            let winners = wins.withLock { $0 }
+            #expect(winners.count == 1)
+            guard let winner = winners.first else { continue }
+            switch try outcome(of: promise) {
+            case .success(let value):
+                #expect(value == winner)
+                #expect(seen.all == [winner])
+            case .failure(let error):
+                #expect(error as? TestError == TestError(winner))
+                #expect(seen.all.isEmpty)
+            }
+        }
+    }
+
+    @Test("fulfil against cancel from two threads: one outcome, the callback runs at most once, finally exactly once")
+    func fulfilVersusCancel() throws {
+        let rounds = Stress.iterations(1000)
+        let barrier = SpinBarrier(parties: 2)
+        var fulfilled = 0
+        var cancelled = 0
+        for round in 0..<rounds {
+            let (source, resolver) = Promise<Int>.pending()
+            let ran = Counter()
+            let cleanups = Counter()
+            let derived = source.map(on: .inline) { value -> Int in
+                ran.increment()
+                return value
+            }
+            let tail = derived.finally(on: .inline) { cleanups.increment() }
+            try concurrently(2) { side in
+                barrier.arriveAndWait()
+                if side == 0 {
+                    resolver.fulfill(round)
+                } else {
+                    spin((round &* 31) % 100)
+                    derived.cancel()
+                }
+            }
+            #expect(ran.value <= 1)
+            switch try outcome(of: tail) {
+            case .success(let value):
+                #expect(value == round)
+                #expect(ran.value == 1)
+                fulfilled += 1
+            case .failure(let error):
+                #expect(isCancellation(error))
+                #expect(derived.isCancelled)
+                cancelled += 1
+            }
+            #expect(cleanups.value == 1)
+        }
+        #expect(fulfilled + cancelled == rounds)
+    }
+
+    @Test("cancel from many threads at once: the producer's cancel handler runs once")
+    func concurrentCancels() throws {
+        let rounds = Stress.iterations(300)
+        let threads = 6
+        let barrier = SpinBarrier(parties: threads)
+        let handlerRuns = Counter()
+        for _ in 0..<rounds {
+            let (head, resolver) = Promise<Int>.pending()
+            resolver.onCancel { handlerRuns.increment() }
+            let tail = head.then { $0 + 1 }.then { $0 + 1 }
+            try concurrently(threads) { index in
+                barrier.arriveAndWait()
+                if index % 2 == 0 { tail.cancel() } else { head.cancel() }
+            }
+            #expect(head.isCancelled)
+            #expect(try vowCode(of: tail) == .cancelled)
+        }
+        #expect(eventually { handlerRuns.value == rounds })
+        #expect(handlerRuns.value == rounds)
+    }
+}
