@@ -37,7 +37,9 @@ final class Core: HandleObject, @unchecked Sendable {
     }
 
     let lock = VowLock()
-    @exclusivity(unchecked) private(set) var state: State
+    /// nil while pending; the outcome once settled. Stored as the `Outcome` handlers
+    /// receive, so settling and attaching copy it once.
+    @exclusivity(unchecked) private var outcome: Outcome?
     @exclusivity(unchecked) private var firstHandler: Handler?
     @exclusivity(unchecked) private var moreHandlers: [Handler] = []
     /// The promise this one waits on (the source of its link, or the promise it adopted).
@@ -57,24 +59,22 @@ final class Core: HandleObject, @unchecked Sendable {
     }
 
     init() {
-        state = .pending
         super.init(tag: .promise)
     }
 
     init(fulfilled value: Any) {
-        state = .fulfilled(value)
+        outcome = .fulfilled(value)
         super.init(tag: .promise)
     }
 
     init(rejected error: any Error) {
-        state = .rejected(error)
+        outcome = .rejected(error)
         super.init(tag: .promise)
     }
 
     /// A pending promise that will be settled by a link from `upstream` running on
     /// `dispatcher`.
     init(dependingOn upstream: Core, settledOn dispatcher: any Dispatcher) {
-        state = .pending
         self.upstream = upstream
         if dispatcher === Vow.librarySerial {
             settlerID = ObjectIdentifier(dispatcher)
@@ -86,7 +86,6 @@ final class Core: HandleObject, @unchecked Sendable {
 
     /// A pending promise waiting on several promises (combinators).
     init(dependingOnAll upstreams: [Core]) {
-        state = .pending
         if let first = upstreams.first {
             upstream = first
             if upstreams.count > 1 {
@@ -99,7 +98,7 @@ final class Core: HandleObject, @unchecked Sendable {
     }
 
     deinit {
-        if case .rejected(let error) = state, flags.isDisjoint(with: [.hadHandlers, .handled]) {
+        if case .rejected(let error) = outcome, flags.isDisjoint(with: [.hadHandlers, .handled]) {
             UnhandledErrors.report(error)
         }
         if firstHandler != nil {
@@ -117,15 +116,20 @@ final class Core: HandleObject, @unchecked Sendable {
 
     var snapshot: State {
         lock.lock()
-        defer { lock.unlock() }
-        return state
+        let current = outcome
+        lock.unlock()
+        switch current {
+        case nil: return .pending
+        case .fulfilled(let value)?: return .fulfilled(value)
+        case .rejected(let error)?: return .rejected(error)
+        }
     }
 
     @usableFromInline
     var isPending: Bool {
         lock.lock()
         defer { lock.unlock() }
-        if case .pending = state { return true }
+        if case .none = outcome { return true }
         return false
     }
 
@@ -147,9 +151,7 @@ final class Core: HandleObject, @unchecked Sendable {
         lock.lock()
         flags.insert(.hadHandlers)
         if handler.dependent != nil { liveDependents += 1 }
-        let outcome: Outcome
-        switch state {
-        case .pending:
+        guard let settled = outcome else {
             if firstHandler == nil {
                 firstHandler = handler
             } else {
@@ -157,13 +159,9 @@ final class Core: HandleObject, @unchecked Sendable {
             }
             lock.unlock()
             return
-        case .fulfilled(let value):
-            outcome = .fulfilled(value)
-        case .rejected(let error):
-            outcome = .rejected(error)
         }
         lock.unlock()
-        schedule(handler, outcome)
+        schedule(handler, settled)
     }
 
     /// Moves the handler list out. Caller holds the lock.
@@ -191,14 +189,11 @@ final class Core: HandleObject, @unchecked Sendable {
 
     private func settle(_ outcome: Outcome, asResolver: Bool) -> Bool {
         lock.lock()
-        guard case .pending = state, !(asResolver && flags.contains(.resolverUsed)) else {
+        guard case .none = self.outcome, !(asResolver && flags.contains(.resolverUsed)) else {
             lock.unlock()
             return false
         }
-        switch outcome {
-        case .fulfilled(let value): state = .fulfilled(value)
-        case .rejected(let error): state = .rejected(error)
-        }
+        self.outcome = outcome
         let (first, more) = takeHandlers()
         let oldUpstream = upstream
         upstream = nil
@@ -218,7 +213,7 @@ final class Core: HandleObject, @unchecked Sendable {
     func claimResolver() -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard case .pending = state, !flags.contains(.resolverUsed) else { return false }
+        guard case .none = outcome, !flags.contains(.resolverUsed) else { return false }
         flags.insert(.resolverUsed)
         return true
     }
@@ -227,7 +222,7 @@ final class Core: HandleObject, @unchecked Sendable {
     var isResolverUsed: Bool {
         lock.lock()
         defer { lock.unlock() }
-        if case .pending = state { return flags.contains(.resolverUsed) }
+        if case .none = outcome { return flags.contains(.resolverUsed) }
         return true
     }
 
@@ -235,7 +230,7 @@ final class Core: HandleObject, @unchecked Sendable {
     func breakIfResolverUnused() {
         lock.lock()
         let unused: Bool
-        if case .pending = state { unused = !flags.contains(.resolverUsed) } else { unused = false }
+        if case .none = outcome { unused = !flags.contains(.resolverUsed) } else { unused = false }
         lock.unlock()
         if unused {
             settle(.rejected(VowError(.broken, "the resolver was released before it settled its promise")))
@@ -254,7 +249,7 @@ final class Core: HandleObject, @unchecked Sendable {
             return
         }
         lock.lock()
-        guard case .pending = state else {
+        guard case .none = outcome else {
             lock.unlock()
             return
         }
@@ -275,7 +270,7 @@ final class Core: HandleObject, @unchecked Sendable {
         while true {
             current.lock.lock()
             let next: Core?
-            if case .pending = current.state { next = current.upstream } else { next = nil }
+            if case .none = current.outcome { next = current.upstream } else { next = nil }
             current.lock.unlock()
             guard let next else { return false }
             if next === target { return true }
@@ -296,7 +291,7 @@ final class Core: HandleObject, @unchecked Sendable {
         var current: Core = self
         while true {
             current.lock.lock()
-            guard case .pending = current.state else {
+            guard case .none = current.outcome else {
                 current.lock.unlock()
                 return false
             }
@@ -329,12 +324,12 @@ final class Core: HandleObject, @unchecked Sendable {
     /// If pending: rejects with the cancellation error and returns the upstreams to notify.
     private func settleAsCancelled() -> [Core]? {
         lock.lock()
-        guard case .pending = state else {
+        guard case .none = outcome else {
             lock.unlock()
             return nil
         }
         let error = VowError.cancelledError
-        state = .rejected(error)
+        outcome = .rejected(error)
         flags.insert(.cancelled)
         let (first, more) = takeHandlers()
         var upstreams: [Core] = []
@@ -392,7 +387,7 @@ final class Core: HandleObject, @unchecked Sendable {
         }
         liveDependents -= found
         var shouldCancel = false
-        if case .pending = state, found > 0, liveDependents <= 0 { shouldCancel = true }
+        if case .none = outcome, found > 0, liveDependents <= 0 { shouldCancel = true }
         lock.unlock()
         withExtendedLifetime(removed) {}
         return shouldCancel
@@ -411,12 +406,12 @@ final class Core: HandleObject, @unchecked Sendable {
     /// promise settled otherwise.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
         lock.lock()
-        switch state {
-        case .pending:
+        switch outcome {
+        case .none:
             if extras == nil { extras = Extras() }
             extras!.cancelHandlers.append(handler)
             lock.unlock()
-        default:
+        case .some:
             let cancelled = flags.contains(.cancelled)
             lock.unlock()
             if cancelled {

@@ -77,13 +77,14 @@ public final class InlineDispatcher: Dispatcher {
         }
         state.inlineActive = true
         job.run()
-        while state.inlineHead < state.inlineJobs.count {
-            let next = state.inlineJobs[state.inlineHead]
-            state.inlineHead += 1
-            next.run()
+        // Jobs queued meanwhile run in batches, in order; each batch is released once it
+        // ran, so a long inline chain does not keep every finished job alive until the end.
+        var batch: [Job] = []
+        while !state.inlineJobs.isEmpty {
+            swap(&batch, &state.inlineJobs)
+            for next in batch { next.run() }
+            batch.removeAll(keepingCapacity: batch.capacity <= 1024)
         }
-        state.inlineJobs.removeAll(keepingCapacity: state.inlineJobs.capacity <= 1024)
-        state.inlineHead = 0
         state.inlineActive = false
     }
 }

@@ -14,7 +14,6 @@ import Glibc
 /// Only its own thread touches a `ThreadState`.
 final class ThreadState {
     @exclusivity(unchecked) var inlineJobs: [Job] = []
-    @exclusivity(unchecked) var inlineHead = 0
     @exclusivity(unchecked) var inlineActive = false
 
     /// The dispatcher whose job runs on this thread now (nil outside jobs, and for
