@@ -34,6 +34,11 @@ final class Core: HandleObject, @unchecked Sendable {
         static let resolverUsed = Flags(rawValue: 1 << 2)
         /// It was settled by cancellation.
         static let cancelled = Flags(rawValue: 1 << 3)
+        /// It is settled (`outcome` is set). Checked instead of pattern-matching `outcome`,
+        /// which copies the value through its value witnesses.
+        static let settled = Flags(rawValue: 1 << 4)
+        /// It is rejected.
+        static let rejected = Flags(rawValue: 1 << 5)
     }
 
     let lock = VowLock()
@@ -64,11 +69,13 @@ final class Core: HandleObject, @unchecked Sendable {
 
     init(fulfilled value: Any) {
         outcome = .fulfilled(value)
+        flags = .settled
         super.init(tag: .promise)
     }
 
     init(rejected error: any Error) {
         outcome = .rejected(error)
+        flags = [.settled, .rejected]
         super.init(tag: .promise)
     }
 
@@ -98,7 +105,8 @@ final class Core: HandleObject, @unchecked Sendable {
     }
 
     deinit {
-        if case .rejected(let error) = outcome, flags.isDisjoint(with: [.hadHandlers, .handled]) {
+        if flags.contains(.rejected), flags.isDisjoint(with: [.hadHandlers, .handled]),
+           case .rejected(let error)? = outcome {
             UnhandledErrors.report(error)
         }
         if firstHandler != nil {
@@ -129,8 +137,7 @@ final class Core: HandleObject, @unchecked Sendable {
     var isPending: Bool {
         lock.lock()
         defer { lock.unlock() }
-        if case .none = outcome { return true }
-        return false
+        return !flags.contains(.settled)
     }
 
     var wasCancelled: Bool {
@@ -151,7 +158,7 @@ final class Core: HandleObject, @unchecked Sendable {
         lock.lock()
         flags.insert(.hadHandlers)
         if handler.dependent != nil { liveDependents += 1 }
-        guard let settled = outcome else {
+        guard flags.contains(.settled), let settled = outcome else {
             if firstHandler == nil {
                 firstHandler = handler
             } else {
@@ -189,11 +196,13 @@ final class Core: HandleObject, @unchecked Sendable {
 
     private func settle(_ outcome: Outcome, asResolver: Bool) -> Bool {
         lock.lock()
-        guard case .none = self.outcome, !(asResolver && flags.contains(.resolverUsed)) else {
+        guard !flags.contains(.settled), !(asResolver && flags.contains(.resolverUsed)) else {
             lock.unlock()
             return false
         }
         self.outcome = outcome
+        flags.insert(.settled)
+        if case .rejected = outcome { flags.insert(.rejected) }
         let (first, more) = takeHandlers()
         let oldUpstream = upstream
         upstream = nil
@@ -213,7 +222,7 @@ final class Core: HandleObject, @unchecked Sendable {
     func claimResolver() -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard case .none = outcome, !flags.contains(.resolverUsed) else { return false }
+        guard !flags.contains(.settled), !flags.contains(.resolverUsed) else { return false }
         flags.insert(.resolverUsed)
         return true
     }
@@ -222,7 +231,7 @@ final class Core: HandleObject, @unchecked Sendable {
     var isResolverUsed: Bool {
         lock.lock()
         defer { lock.unlock() }
-        if case .none = outcome { return flags.contains(.resolverUsed) }
+        if !flags.contains(.settled) { return flags.contains(.resolverUsed) }
         return true
     }
 
@@ -230,7 +239,7 @@ final class Core: HandleObject, @unchecked Sendable {
     func breakIfResolverUnused() {
         lock.lock()
         let unused: Bool
-        if case .none = outcome { unused = !flags.contains(.resolverUsed) } else { unused = false }
+        unused = !flags.contains(.settled) && !flags.contains(.resolverUsed)
         lock.unlock()
         if unused {
             settle(.rejected(VowError(.broken, "the resolver was released before it settled its promise")))
@@ -249,7 +258,7 @@ final class Core: HandleObject, @unchecked Sendable {
             return
         }
         lock.lock()
-        guard case .none = outcome else {
+        guard !flags.contains(.settled) else {
             lock.unlock()
             return
         }
@@ -270,7 +279,7 @@ final class Core: HandleObject, @unchecked Sendable {
         while true {
             current.lock.lock()
             let next: Core?
-            if case .none = current.outcome { next = current.upstream } else { next = nil }
+            next = current.flags.contains(.settled) ? nil : current.upstream
             current.lock.unlock()
             guard let next else { return false }
             if next === target { return true }
@@ -291,7 +300,7 @@ final class Core: HandleObject, @unchecked Sendable {
         var current: Core = self
         while true {
             current.lock.lock()
-            guard case .none = current.outcome else {
+            guard !current.flags.contains(.settled) else {
                 current.lock.unlock()
                 return false
             }
@@ -324,13 +333,13 @@ final class Core: HandleObject, @unchecked Sendable {
     /// If pending: rejects with the cancellation error and returns the upstreams to notify.
     private func settleAsCancelled() -> [Core]? {
         lock.lock()
-        guard case .none = outcome else {
+        guard !flags.contains(.settled) else {
             lock.unlock()
             return nil
         }
         let error = VowError.cancelledError
         outcome = .rejected(error)
-        flags.insert(.cancelled)
+        flags.formUnion([.cancelled, .settled, .rejected])
         let (first, more) = takeHandlers()
         var upstreams: [Core] = []
         if let upstream { upstreams.append(upstream) }
@@ -387,7 +396,7 @@ final class Core: HandleObject, @unchecked Sendable {
         }
         liveDependents -= found
         var shouldCancel = false
-        if case .none = outcome, found > 0, liveDependents <= 0 { shouldCancel = true }
+        if !flags.contains(.settled), found > 0, liveDependents <= 0 { shouldCancel = true }
         lock.unlock()
         withExtendedLifetime(removed) {}
         return shouldCancel
@@ -406,12 +415,12 @@ final class Core: HandleObject, @unchecked Sendable {
     /// promise settled otherwise.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
         lock.lock()
-        switch outcome {
-        case .none:
+        switch flags.contains(.settled) {
+        case false:
             if extras == nil { extras = Extras() }
             extras!.cancelHandlers.append(handler)
             lock.unlock()
-        case .some:
+        case true:
             let cancelled = flags.contains(.cancelled)
             lock.unlock()
             if cancelled {
