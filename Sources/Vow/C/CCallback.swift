@@ -67,7 +67,7 @@ extension Core {
     func settle(from slot: VowResultSlot.Outcome) {
         switch slot {
         case .unset: settle(.fulfilled(VowValue.sharedNull))
-        case .returned(let value): resolveProcedure(value)
+        case .returned(let value): resolve(value, as: value.resolution)
         case .threw(let error): settle(.rejected(error))
         }
     }

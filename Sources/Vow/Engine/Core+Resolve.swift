@@ -98,6 +98,8 @@ final class OnceFlag: Sendable {
 extension Core {
     /// Classifies `x` for the resolution procedure.
     static func resolution(of x: Any) -> Resolution {
+        // C values are the common case on the C face: a class cast, no conformance lookup.
+        if let value = x as? VowValue { return value.resolution }
         if let resolvable = x as? any Resolvable { return resolvable.resolution }
         if let thenable = x as? any Thenable { return .assimilate(SwiftThenableSource(thenable)) }
         return .fulfil
@@ -106,7 +108,13 @@ extension Core {
     /// The Promises/A+ resolution procedure [[Resolve]](self, x), run by a link or by
     /// the once-only callbacks of a thenable. The caller owns the right to settle.
     func resolveProcedure(_ x: Any) {
-        switch Core.resolution(of: x) {
+        resolve(x, as: Core.resolution(of: x))
+    }
+
+    /// The procedure once `x` was classified (callers that know `x`'s type classify it
+    /// without the dynamic protocol casts of `resolution(of:)`).
+    func resolve(_ x: Any, as resolution: Resolution) {
+        switch resolution {
         case .adopt(let source): follow(source)
         case .assimilate(let thenable): assimilate(thenable)
         case .fulfil: settle(.fulfilled(x))
