@@ -41,24 +41,18 @@ SWIFT_RESOLVED_BUDGET=${SWIFT_RESOLVED_BUDGET:-2.5}
 C_BUDGET=${C_BUDGET:-4}
 LINKS=${LINKS:-10000}
 
+source "$ROOT/scripts/lib/vow-swift.sh"
 BIN=${1:-}
 if [ -z "$BIN" ]; then
-    swift build -c release --scratch-path "$ROOT/.build-release" >/dev/null
-    BIN=$(swift build -c release --scratch-path "$ROOT/.build-release" --show-bin-path)
+    BIN=$(vow_release_bin "$ROOT") || exit 1
 fi
 [ -f "$BIN/libvow.so" ] || { echo "check-allocations: no libvow.so in $BIN"; exit 1; }
 
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/vow-alloc.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 
-# Module maps of the C modules Vow imports, in case its interface needs them.
-modulemaps=()
-for map in "$BIN/CVow.build/module.modulemap" "$ROOT/Sources/CFFI/module.modulemap"; do
-    [ -f "$map" ] && modulemaps+=(-Xcc "-fmodule-map-file=$map")
-done
-
-swiftc -O -emit-library -module-name VowAllocSwift -swift-version 6 -warnings-as-errors \
-    -I "$BIN/Modules" "${modulemaps[@]}" -L "$BIN" -lvow -Xlinker -rpath -Xlinker "$BIN" \
+vow_swiftc_flags "$BIN" "$ROOT" || exit 1
+swiftc -O -emit-library -module-name VowAllocSwift "${VOW_SWIFTC_FLAGS[@]}" \
     Tests/Alloc/swift_links.swift -o "$OUT/libvowallocswift.so"
 
 cc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude Tests/Alloc/alloc_check.c -o "$OUT/alloc_check" \

@@ -21,23 +21,18 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 SECONDS_TO_RUN=${1:-600}
 
+source "$ROOT/scripts/lib/vow-swift.sh"
 BIN=${2:-}
 if [ -z "$BIN" ]; then
-    swift build -c release --scratch-path "$ROOT/.build-release" >/dev/null
-    BIN=$(swift build -c release --scratch-path "$ROOT/.build-release" --show-bin-path)
+    BIN=$(vow_release_bin "$ROOT") || exit 1
 fi
 [ -f "$BIN/libvow.so" ] || { echo "soak: no libvow.so in $BIN"; exit 1; }
 
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/vow-soak.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 
-modulemaps=()
-for map in "$BIN/CVow.build/module.modulemap" "$ROOT/Sources/CFFI/module.modulemap"; do
-    [ -f "$map" ] && modulemaps+=(-Xcc "-fmodule-map-file=$map")
-done
-
-swiftc -O -emit-library -module-name VowSoakSwift -swift-version 6 -warnings-as-errors \
-    -I "$BIN/Modules" "${modulemaps[@]}" -L "$BIN" -lvow -Xlinker -rpath -Xlinker "$BIN" \
+vow_swiftc_flags "$BIN" "$ROOT" || exit 1
+swiftc -O -emit-library -module-name VowSoakSwift "${VOW_SWIFTC_FLAGS[@]}" \
     scripts/soak/soak_swift.swift -o "$OUT/libvowsoakswift.so"
 
 cc -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra -Werror -pthread -Iinclude scripts/soak/soak.c -o "$OUT/soak" \

@@ -19,7 +19,8 @@ failed=0
 log_dir="$ROOT/.build-logs"
 mkdir -p "$log_dir"
 
-release_bin() { swift build -c release --scratch-path "$ROOT/.build-release" --show-bin-path; }
+source "$ROOT/scripts/lib/vow-swift.sh"
+release_bin() { vow_release_bin "$ROOT"; }
 
 stage_build() {
     # The library must build without a single warning, in debug and in release.

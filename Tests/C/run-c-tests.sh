@@ -41,8 +41,9 @@ for arg in "$@"; do
 done
 
 if [[ -z "$bin" ]]; then
-    bin="$(cd "$root" && swift build -c release --show-bin-path 2>/dev/null)" || {
-        echo "run-c-tests: could not ask swift for the release bin path; pass BIN_DIR" >&2
+    source "$root/scripts/lib/vow-swift.sh"
+    bin="$(vow_release_bin "$root")" || {
+        echo "run-c-tests: could not build the release library; pass BIN_DIR" >&2
         exit 2
     }
 fi
@@ -99,20 +100,14 @@ case "$mode" in
 esac
 
 # --- the Swift stage library ---------------------------------------------------
-# The Vow module's C dependencies need their module maps: CVow's is generated
-# in the build folder, CFFI's is in the sources.
+# Built against the same libvow.so (scripts/lib/vow-swift.sh has the recipe).
+source "$root/scripts/lib/vow-swift.sh"
 stage_ok=0
 stage_log="$out/libvowstage.log"
-cvow_map="$(find "$bin" -path '*CVow.build/module.modulemap' -print -quit 2>/dev/null)"
-if [[ -z "$cvow_map" ]]; then
-    echo "stage: CVow.build/module.modulemap not found under $bin" > "$stage_log"
-elif swiftc -emit-library -module-name VowStage -swift-version 6 -warnings-as-errors \
-        "$here/swift-stage/Stage.swift" \
-        -I "$bin/Modules" \
-        -Xcc "-fmodule-map-file=$cvow_map" \
-        -Xcc "-fmodule-map-file=$root/Sources/CFFI/module.modulemap" \
-        -L "$bin" -lvow -Xlinker -rpath -Xlinker "$bin" \
-        -o "$out/libvowstage.so" > "$stage_log" 2>&1; then
+if ! vow_swiftc_flags "$bin" "$root" 2> "$stage_log"; then
+    : # the log says why
+elif swiftc -emit-library -module-name VowStage "$here/swift-stage/Stage.swift" \
+        "${VOW_SWIFTC_FLAGS[@]}" -o "$out/libvowstage.so" > "$stage_log" 2>&1; then
     stage_ok=1
 fi
 
