@@ -16,34 +16,7 @@ extension Promise: PromiseView, BridgedPromise {
 extension AnyPromise: Thenable {
     /// The seed two-callback `then` (see `Promise.then(_:_:)`), with the untyped value.
     public func then(_ onSuccess: ((Any?) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
-        let callbacks = UncheckedSendable((onSuccess, onFailure))
-        let target = resolved(.default)
-        let derived = Core(dependingOn: core, settledOn: target)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            let (onSuccess, onFailure) = callbacks.value
-            var failure: (any Error)?
-            switch outcome {
-            case .fulfilled(let raw):
-                do {
-                    try onSuccess?(Bridging.untyped(raw))
-                } catch {
-                    failure = error
-                }
-            case .rejected(let error):
-                failure = error
-            }
-            guard let failure else {
-                derived.settle(.fulfilled(VowValue.sharedNull))
-                return
-            }
-            if let onFailure {
-                onFailure(ThenableReason.reason(for: failure))
-                derived.settle(.fulfilled(VowValue.sharedNull))
-            } else {
-                derived.settle(.rejected(failure))
-            }
-        })
+        core.seedThen(presenting: { Bridging.untyped($0) }, onSuccess, onFailure)
     }
 }
 

@@ -46,15 +46,9 @@ public struct AnyPromise: Sendable {
 
     public var isPending: Bool { core.isPending }
 
-    public var isFulfilled: Bool {
-        if case .fulfilled = core.snapshot { return true }
-        return false
-    }
+    public var isFulfilled: Bool { core.isFulfilled }
 
-    public var isRejected: Bool {
-        if case .rejected = core.snapshot { return true }
-        return false
-    }
+    public var isRejected: Bool { core.isRejected }
 
     /// True if this promise was settled by `cancel()` (or by cancellation travelling
     /// upstream to it).
@@ -70,10 +64,7 @@ public struct AnyPromise: Sendable {
     }
 
     /// The error, or nil unless rejected. Reading it does not count as handling it.
-    public var error: (any Error)? {
-        if case .rejected(let error) = core.snapshot { return unboxError(error) }
-        return nil
-    }
+    public var error: (any Error)? { core.rejectionForSwift }
 
     /// Blocks the calling thread until the promise settles, then returns its value or
     /// throws its error (which counts as handling it). Throws `VowError.Code.deadlock` at
@@ -164,12 +155,7 @@ public struct AnyPromise: Sendable {
     @discardableResult
     public func finally(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable () -> Void) -> AnyPromise {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .cleanup) { outcome in
-            body()
-            derived.settle(outcome)
-        })
-        return AnyPromise(core: derived)
+        AnyPromise(core: core.finallyLink(on: dispatcher, body))
     }
 }
 

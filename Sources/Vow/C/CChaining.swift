@@ -138,10 +138,5 @@ private func chainThen(_ source: Core, on dispatcher: any Dispatcher, _ callback
 /// `finally`: a cleanup handler (it runs even if the derived promise was cancelled), then
 /// the derived promise settles like the source.
 private func chainFinally(_ source: Core, on dispatcher: any Dispatcher, _ callback: CCallback) -> OpaquePointer {
-    let (derived, target) = source.derive(on: dispatcher)
-    source.attach(Handler(dispatcher: target, dependent: derived, kind: .cleanup) { outcome in
-        callback.plain?(callback.ctx)
-        derived.settle(outcome)
-    })
-    return derived.retainedHandle
+    source.finallyLink(on: dispatcher) { callback.plain?(callback.ctx) }.retainedHandle
 }

@@ -223,12 +223,7 @@ extension Promise {
     @discardableResult
     public func finally(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable () -> Void) -> Promise<T> {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .cleanup) { outcome in
-            body()
-            derived.settle(outcome)
-        })
-        return Promise(core: derived)
+        Promise(core: core.finallyLink(on: dispatcher, body))
     }
 
     /// Another name for `finally`.

@@ -47,15 +47,9 @@ public struct Promise<T>: Thenable {
 
     public var isPending: Bool { core.isPending }
 
-    public var isFulfilled: Bool {
-        if case .fulfilled = core.snapshot { return true }
-        return false
-    }
+    public var isFulfilled: Bool { core.isFulfilled }
 
-    public var isRejected: Bool {
-        if case .rejected = core.snapshot { return true }
-        return false
-    }
+    public var isRejected: Bool { core.isRejected }
 
     /// The outcome, or nil while pending. Reading it does not count as handling a rejection.
     public var result: Result<T, any Error>? {
@@ -67,10 +61,7 @@ public struct Promise<T>: Thenable {
     }
 
     /// The error, or nil unless rejected. Reading it does not count as handling it.
-    public var error: (any Error)? {
-        if case .rejected(let error) = core.snapshot { return unboxError(error) }
-        return nil
-    }
+    public var error: (any Error)? { core.rejectionForSwift }
 
     /// True if this promise was settled by `cancel()` (or by cancellation travelling
     /// upstream to it).
@@ -112,35 +103,7 @@ public struct Promise<T>: Thenable {
     /// callback (a rejection or throw with `onFailure` nil) is reported to
     /// `Vow.unhandledErrorHandler`. `onFailure` receives cancellations too.
     public func then(_ onSuccess: ((T) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
-        let callbacks = UncheckedSendable((onSuccess, onFailure))
-        let target = resolved(.default)
-        let derived = Core(dependingOn: core, settledOn: target)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            let (onSuccess, onFailure) = callbacks.value
-            switch outcome {
-            case .fulfilled(let raw):
-                do {
-                    let value = try castValue(raw, to: T.self).get()
-                    try onSuccess?(value)
-                    derived.settle(.fulfilled(()))
-                } catch {
-                    if let onFailure {
-                        onFailure(ThenableReason.reason(for: error))
-                        derived.settle(.fulfilled(()))
-                    } else {
-                        derived.settle(.rejected(error))
-                    }
-                }
-            case .rejected(let error):
-                if let onFailure {
-                    onFailure(ThenableReason.reason(for: error))
-                    derived.settle(.fulfilled(()))
-                } else {
-                    derived.settle(.rejected(error))
-                }
-            }
-        })
+        core.seedThen(presenting: { try castValue($0, to: T.self).get() }, onSuccess, onFailure)
     }
 }
 
