@@ -153,8 +153,10 @@ final class Core: HandleObject, @unchecked Sendable {
 
     /// Registers a handler. If the promise is already settled the handler is scheduled at
     /// once (on its dispatcher, never inline unless that dispatcher is `.inline`).
+    /// `consuming`: the handler is moved into the list (or into the job), not copied; a
+    /// copy would retain and later release its dispatcher, dependent and closure.
     @usableFromInline
-    func attach(_ handler: Handler) {
+    func attach(_ handler: consuming Handler) {
         lock.lock()
         flags.insert(.hadHandlers)
         if handler.dependent != nil { liveDependents += 1 }

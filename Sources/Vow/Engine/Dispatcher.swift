@@ -141,7 +141,7 @@ func submitJob(_ job: Job, to dispatcher: any Dispatcher) {
 /// Schedules a handler with the outcome it receives. Called after the promise's lock was
 /// released (dispatchers may be user code).
 @inline(__always)
-func schedule(_ handler: Handler, _ outcome: Outcome) {
+func schedule(_ handler: consuming Handler, _ outcome: Outcome) {
     let dispatcher = handler.dispatcher
     if dispatcher === Vow.librarySerial {
         Vow.librarySerial.enqueue(Job(body: handler.body, outcome: outcome))
