@@ -22,6 +22,8 @@ install: deps
 	scripts/install.sh "$(PREFIX)"
 
 bench: deps
+	# drop the cached build plan: SwiftPM misses files added to the library (a path dependency)
+	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 
 soak: deps

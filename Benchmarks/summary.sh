@@ -14,7 +14,18 @@
 # VOW_PATH=/other/checkout measures another copy of the library.
 set -euo pipefail
 cd "$(dirname "$0")"
-swift build -c release --product BenchSummary 2>&1 | grep -E "error|warning:" && exit 1
+# SwiftPM keeps this package's build plan across builds and misses source files added to
+# the library it depends on (..) since the plan was made; drop the plan so it is made anew.
+rm -f .build/release.yaml
+# A failed or warning build stops here (it must never measure a stale binary).
+if ! build_log=$(swift build -c release --product BenchSummary 2>&1); then
+    echo "$build_log" | grep -E "error" || echo "$build_log" | tail -20
+    exit 1
+fi
+if echo "$build_log" | grep -q "warning:"; then
+    echo "$build_log" | grep "warning:"
+    exit 1
+fi
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), Vow at $(git -C "${VOW_PATH:-..}" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "${VOW_PATH:-..}" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $(swift --version 2>&1 | head -1)"
 echo
