@@ -55,7 +55,7 @@ vow_swiftc_flags "$BIN" "$ROOT" || exit 1
 swiftc -O -emit-library -module-name VowAllocSwift "${VOW_SWIFTC_FLAGS[@]}" \
     Tests/Alloc/swift_links.swift -o "$OUT/libvowallocswift.so"
 
-cc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude Tests/Alloc/alloc_check.c -o "$OUT/alloc_check" \
+cc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude Tests/Alloc/alloc_check.c Tests/Alloc/alloc_counter.c -o "$OUT/alloc_check" \
     -L "$OUT" -lvowallocswift -L "$BIN" -lvow -Wl,-rpath,"$OUT" -Wl,-rpath,"$BIN"
 
 SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no} \

@@ -1,8 +1,8 @@
 /*
  * Allocation budget check (run by scripts/check-allocations.sh, which states the budgets).
  *
- * This executable defines malloc, calloc, realloc, free, memalign, posix_memalign and
- * aligned_alloc. An executable's definitions take precedence over libc's for the whole
+ * Linked with alloc_counter.c, this executable defines malloc, calloc, realloc, free,
+ * memalign, posix_memalign and aligned_alloc. An executable's definitions take precedence over libc's for the whole
  * process, so every allocation made by libvow.so, libswiftCore, Dispatch and the Swift
  * library built from swift_links.swift passes through here and is counted; each call is
  * forwarded to glibc's __libc_* entry points, so memory behaves exactly as without it.
@@ -12,61 +12,14 @@
  * within its budget, 1 otherwise (or when a chain gives a wrong result).
  */
 #include "vow.h"
+#include "alloc_counter.h"
 
-#include <errno.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- the counting allocator ------------------------------------------------------- */
+/* ---- the counting allocator: alloc_counter.c ---------------------------------------- */
 
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void *__libc_memalign(size_t alignment, size_t size);
-extern void __libc_free(void *p);
-
-static atomic_long allocations;
-
-static inline void count_one(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
-
-void *malloc(size_t size) {
-    count_one();
-    return __libc_malloc(size);
-}
-
-void *calloc(size_t n, size_t size) {
-    count_one();
-    return __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t size) {
-    count_one();
-    return __libc_realloc(p, size);
-}
-
-void free(void *p) { __libc_free(p); }
-
-void *memalign(size_t alignment, size_t size) {
-    count_one();
-    return __libc_memalign(alignment, size);
-}
-
-void *aligned_alloc(size_t alignment, size_t size) {
-    count_one();
-    return __libc_memalign(alignment, size);
-}
-
-int posix_memalign(void **out, size_t alignment, size_t size) {
-    if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0) return EINVAL;
-    count_one();
-    void *p = __libc_memalign(alignment, size);
-    if (!p && size) return ENOMEM;
-    *out = p;
-    return 0;
-}
-
-static long counted(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
+static long counted(void) { return alloc_counter_total(); }
 
 /* ---- the chains ------------------------------------------------------------------- */
 
