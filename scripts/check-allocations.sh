@@ -8,7 +8,7 @@
 # (default: `swift build -c release --scratch-path .build-release --show-bin-path`, built
 # if needed). Part of the test command (scripts/test.sh, stage "allocations").
 #
-# How: Tests/Alloc/alloc_check.c defines malloc/calloc/realloc/free/memalign/
+# How: Tests/Alloc/alloc_check.c, linked with alloc_counter.c, defines malloc/calloc/realloc/free/memalign/
 # posix_memalign/aligned_alloc, which interposes glibc's for the whole process, and counts
 # every allocating call while chains of 10,000 and 20,000 links are built and waited for (after a
 # warm-up chain): Swift chains through a small library compiled with swiftc against the
