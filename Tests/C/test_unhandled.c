@@ -311,6 +311,73 @@ test_handler_may_call_the_library(void)
     unhandled_counter_install();
 }
 
+/* Handler swap race: reporters on four threads while a fifth replaces the handler in a
+ * tight loop. Once crashed the process (a report retained the handler after the setting's
+ * lock was released, and the replacement had freed it meanwhile); fails about nine runs
+ * in ten without the fix, so a few rounds catch it. Every report must reach exactly one
+ * handler, and every replaced handler's destroy must run exactly once. */
+typedef struct swap_race {
+    atomic_long reports;
+    atomic_int stop;
+    long per_thread;
+} swap_race;
+
+/* The race of the running round: every handler installed during it counts here (the
+ * handlers' own ctx is a tracked one, for the destroy-exactly-once check). */
+static swap_race *swap_race_current;
+
+static void
+swap_race_handler(void *ctx, const vow_error *error)
+{
+    (void)ctx;
+    (void)error;
+    atomic_fetch_add(&swap_race_current->reports, 1);
+}
+
+static void *
+swap_race_reporter(void *arg)
+{
+    swap_race *race = arg;
+    vow_error *e = vow_error_new("t.swap", 1, "swap race");
+    for (long i = 0; i < race->per_thread; i++) vow_promise_release(vow_promise_rejected(e));
+    vow_error_release(e);
+    return NULL;
+}
+
+static void *
+swap_race_swapper(void *arg)
+{
+    swap_race *race = arg;
+    while (!atomic_load(&race->stop)) {
+        vow_set_unhandled_error_handler(swap_race_handler, track_new(), track_destroy);
+        sleep_seconds(0.00002);
+    }
+    return NULL;
+}
+
+static void
+test_handler_swap_race(void)
+{
+    int rounds = ts_small() ? 1 : 5;
+    for (int round = 0; round < rounds; round++) {
+        swap_race race;
+        memset(&race, 0, sizeof race);
+        race.per_thread = ts_small() ? 2000 : 50000;
+        swap_race_current = &race;
+        vow_set_unhandled_error_handler(swap_race_handler, track_new(), track_destroy);
+        pthread_t reporters[4], swapper;
+        REQUIRE(pthread_create(&swapper, NULL, swap_race_swapper, &race) == 0);
+        for (int i = 0; i < 4; i++) REQUIRE(pthread_create(&reporters[i], NULL, swap_race_reporter, &race) == 0);
+        for (int i = 0; i < 4; i++) pthread_join(reporters[i], NULL);
+        atomic_store(&race.stop, 1);
+        pthread_join(swapper, NULL);
+        CHECK_EQ_INT(atomic_load(&race.reports), 4 * race.per_thread);
+    }
+    /* The last installed handler's destroy runs here; track_check_all_once (at exit)
+     * checks that every handler's ran exactly once. */
+    unhandled_counter_install();
+}
+
 TEST_MAIN_BEGIN("test_unhandled")
     unhandled_counter_install();
     RUN_TEST(test_handled_is_not_reported);
@@ -324,5 +391,6 @@ TEST_MAIN_BEGIN("test_unhandled")
     RUN_TEST(test_reported_from_releasing_thread);
     RUN_TEST(test_replaced_handler_destroyed_after_running_call);
     RUN_TEST(test_handler_may_call_the_library);
+    RUN_TEST(test_handler_swap_race);
     vow_set_unhandled_error_handler(NULL, NULL, NULL);
 TEST_MAIN_END

@@ -43,9 +43,19 @@ struct VowLock: ~Copyable, Sendable {
         }
     }
 
+    /// Releases the lock.
+    ///
+    /// An atomic exchange, not a plain releasing store: Swift's ARC optimizer moves a
+    /// retain past an atomic store (it does not count a store as something that may
+    /// release an object), so `lock(); let x = shared; unlock(); use(x)` could retain `x`
+    /// after another thread had already replaced and freed it. A read-modify-write is a
+    /// barrier for that motion, so a reference copied out under the lock is retained before
+    /// the lock is released. (This was a crash: two threads reporting unhandled errors
+    /// while a third replaced the handler; `Tests/C/test_unhandled.c`, "handler swap
+    /// race".) On x86 and arm64 the exchange costs one instruction, like the store.
     @inline(__always)
     func unlock() {
-        word.store(0, ordering: .releasing)
+        _ = word.exchange(0, ordering: .releasing)
     }
 
     @inline(__always)
