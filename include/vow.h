@@ -788,23 +788,41 @@ struct vow_thenable_class {
  * Dispatchers
  * ====================================================================== */
 
-/** A job the library hands to a dispatcher's submit: the host calls run(job). */
+/** A job the library hands to a dispatcher's submit: the host calls run(job) or vow_job_drop(job). */
 typedef void (*vow_job)(void *VOW_NULLABLE job);
 
 /**
  * A dispatcher backed by the host's loop (libuv, GLib, a script engine).
  * The library calls submit(ctx, run, job), from any thread, never under a
- * library lock; the host must call run(job) exactly once, later (after
- * submit returned), in submission order. Jobs still queued at process exit
- * are simply never run. destroy(ctx) runs when the last reference is
- * released. Returns +1; NULL submit returns NULL. If this call fails (NULL
- * returned), submit is never called and destroy (if given) runs before the
- * call returns. Any thread.
+ * library lock. Each job is the host's to finish exactly once, later (after
+ * submit returned): either run(job), in submission order, on the loop's
+ * thread, or vow_job_drop(job) when the loop will never run it (it shuts
+ * down, its queue is full). Jobs still queued at process exit are simply
+ * never run. Every job the host still holds keeps the dispatcher alive:
+ * destroy(ctx) runs once the last reference is released and every submitted
+ * job was run or dropped, so a host that shuts its loop down drops what is
+ * still queued, then releases the dispatcher. Returns +1; NULL submit
+ * returns NULL. If this call fails (NULL returned), submit is never called
+ * and destroy (if given) runs before the call returns. Any thread.
  */
 VOW_EXTERN vow_dispatcher *VOW_NULLABLE
 vow_dispatcher_new(void (*VOW_NULLABLE submit)(void *VOW_NULLABLE ctx, vow_job VOW_NULLABLE run,
                                                void *VOW_NULLABLE job),
                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * Hands a job back instead of running it: for a host loop that will never
+ * run it (the loop shuts down, its queue is full). The callback the job
+ * would have run never runs, its destroy runs exactly once, and the promise
+ * it would have settled is cancelled (rejected with VOW_ERROR_CANCELLED at
+ * once: waiters return, finally callbacks run, the cancellation travels
+ * upstream), as when a Swift Dispatcher drops work. A job is run once or
+ * dropped once: running or dropping it again is undefined, like a double
+ * free (a job already freed is usually caught: a line on standard error,
+ * and nothing else happens). NULL does nothing. Any thread.
+ */
+VOW_EXTERN void
+vow_job_drop(void *VOW_NULLABLE job);
 
 /**
  * The current default dispatcher (borrowed: valid while it stays the

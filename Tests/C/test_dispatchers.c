@@ -414,6 +414,73 @@ test_dispatch_inline_runs_in_the_call(void)
     vow_promise_release(p);
 }
 
+/* vow_job_drop: the host hands a job back instead of running it. The callback never runs,
+ * its destroy runs once, the promise it would have settled is cancelled at once (waiters
+ * return, finally runs), and the dispatcher stays alive until its jobs are finished. */
+static void
+test_job_drop_cancels_the_promise(void)
+{
+    host_queue *q = NULL;
+    vow_dispatcher *d = new_host_dispatcher(&q);
+    REQUIRE(d != NULL);
+    vow_resolver *r = NULL;
+    vow_promise *p = vow_promise_pending(&r);
+    track *t = track_new();
+    vow_promise *dp = vow_then_on(d, p, track_on_value_pass, NULL, t, track_destroy);
+    track *fin = track_new();
+    vow_promise *after = vow_finally(dp, track_fn, fin, track_destroy);
+    vow_value *v = vow_value_int(7);
+    CHECK_EQ_INT(vow_resolver_fulfill(r, v), VOW_OK);
+    CHECK(wait_counter(&q->submitted, 1, ts_wait_seconds()));
+    /* Our reference goes: the queued job keeps the dispatcher alive. */
+    vow_dispatcher_release(d);
+    CHECK_EQ_INT(atomic_load(&q->destroyed), 0);
+    CHECK_EQ_INT(host_drop_all(q), 1);
+    vow_error *e = NULL;
+    CHECK_EQ_INT(vow_wait(dp, ts_wait_seconds(), NULL, &e), VOW_REJECTED);
+    CHECK(e != NULL && vow_error_is_cancelled(e));
+    vow_error_release(e);
+    CHECK_EQ_INT(track_calls(t), 0);
+    CHECK_DESTROYED_ONCE(t);
+    CHECK_EQ_INT(vow_wait(after, ts_wait_seconds(), NULL, NULL), VOW_REJECTED);
+    CHECK_EQ_INT(track_calls(fin), 1);
+    /* The last job is finished: the dispatcher's destroy runs, once. */
+    CHECK(wait_counter(&q->destroyed, 1, ts_wait_seconds()));
+    CHECK_EQ_INT(atomic_load(&q->destroyed), 1);
+    vow_value_release(v);
+    vow_promise_release(after);
+    vow_promise_release(dp);
+    vow_promise_release(p);
+    vow_resolver_release(r);
+    host_queue_free(q);
+}
+
+/* A dropped vow_dispatch job: fn never runs, destroy runs once, the promise is cancelled
+ * and the cancellation reaches a promise that adopted it. */
+static void
+test_job_drop_of_dispatch(void)
+{
+    host_queue *q = NULL;
+    vow_dispatcher *d = new_host_dispatcher(&q);
+    REQUIRE(d != NULL);
+    track *t = track_new();
+    vow_promise *p = vow_dispatch(d, track_on_value_pass, t, track_destroy);
+    REQUIRE(p != NULL);
+    CHECK(wait_counter(&q->submitted, 1, ts_wait_seconds()));
+    CHECK_EQ_INT(host_drop_all(q), 1);
+    vow_error *e = NULL;
+    CHECK_EQ_INT(vow_wait(p, ts_wait_seconds(), NULL, &e), VOW_REJECTED);
+    CHECK(e != NULL && vow_error_is_cancelled(e));
+    vow_error_release(e);
+    CHECK_EQ_INT(track_calls(t), 0);
+    CHECK_DESTROYED_ONCE(t);
+    vow_job_drop(NULL); /* harmless */
+    vow_promise_release(p);
+    vow_dispatcher_release(d);
+    CHECK(wait_counter(&q->destroyed, 1, ts_wait_seconds()));
+    host_queue_free(q);
+}
+
 TEST_MAIN_BEGIN("test_dispatchers")
     RUN_TEST(test_host_dispatcher_fifo_on_owner_thread);
     RUN_TEST(test_submit_from_other_threads);
@@ -426,4 +493,6 @@ TEST_MAIN_BEGIN("test_dispatchers")
     RUN_TEST(test_replacing_default_releases_previous);
     RUN_TEST(test_submit_runs_outside_library_locks);
     RUN_TEST(test_dispatch_inline_runs_in_the_call);
+    RUN_TEST(test_job_drop_cancels_the_promise);
+    RUN_TEST(test_job_drop_of_dispatch);
 TEST_MAIN_END

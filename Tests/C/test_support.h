@@ -535,6 +535,24 @@ host_run_until_counter(host_queue *q, atomic_int *counter, int target, double se
     }
 }
 
+/* Hands every queued job back with vow_job_drop (a loop shutting down). Returns how many. */
+static inline int
+host_drop_all(host_queue *q)
+{
+    int n = 0;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        if (q->head == q->tail) {
+            pthread_mutex_unlock(&q->lock);
+            return n;
+        }
+        host_job j = q->items[q->head++];
+        pthread_mutex_unlock(&q->lock);
+        vow_job_drop(j.job);
+        n++;
+    }
+}
+
 /* Frees q once its destroy ran (else leaks it: the library may still hold it). */
 static inline void
 host_queue_free(host_queue *q)

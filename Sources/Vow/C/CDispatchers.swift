@@ -6,13 +6,18 @@ import CVow
 
 /// A dispatcher backed by a host's event loop: C's `vow_dispatcher_new`.
 ///
-/// `dispatch` hands the work to the host's `submit(ctx, run, job)`: `job` is a retained box
-/// around the work, `run` a static trampoline that the host calls exactly once, later, in
-/// submission order, on its loop's thread. The trampoline marks that thread as running
-/// this (serial) dispatcher for the duration of the job, so a `vow_wait` inside it that
-/// needs a later job of this dispatcher reports a deadlock instead of hanging. `submit` is
-/// never called under a library lock. The host's `destroy(ctx)` runs in `deinit`, when the
-/// last reference (C's, the default setting's, or a registered callback's) goes.
+/// `dispatch` hands the work to the host's `submit(ctx, run, job)`: `job` is a retained
+/// `HostJob` around the work, `run` a static trampoline. The host either calls
+/// `run(job)` exactly once, later, in submission order, on its loop's thread, or hands the
+/// job back with `vow_job_drop(job)` (a loop that shuts down): then the work is released
+/// unrun, and the engine cancels the promise it would have settled (`JobGuard`). The
+/// trampoline marks the thread as running this (serial) dispatcher for the duration of the
+/// job, so a `vow_wait` inside it that needs a later job of this dispatcher reports a
+/// deadlock instead of hanging. `submit` is never called under a library lock.
+///
+/// Lifetime: every job the host holds keeps its dispatcher alive, so the host's
+/// `destroy(ctx)` runs (in `deinit`) once the last reference (C's, the default setting's,
+/// or a registered callback's) is gone and every submitted job was run or dropped.
 final class HostDispatcher: HandleObject, Dispatcher, @unchecked Sendable {
     // @unchecked: immutable; the host vouches that `submit` may be called from any thread
     // with `ctx` (header, vow_dispatcher_new).
@@ -35,19 +40,33 @@ final class HostDispatcher: HandleObject, Dispatcher, @unchecked Sendable {
     var isSerial: Bool { true }
 
     func dispatch(_ work: @escaping @Sendable () -> Void) {
-        let job = HostJob(work: work, dispatcher: ObjectIdentifier(self))
-        submit(ctx, runHostJob, Unmanaged.passRetained(job).toOpaque())
+        let job = HostJob(work: work, dispatcher: self)
+        submit(ctx, runHostJob, UnsafeMutableRawPointer(job.retainedHandle))
     }
 }
 
-/// One piece of work handed to a host's `submit`, retained until the host runs it.
-private final class HostJob {
+/// One piece of work handed to a host's `submit`: the host owns the +1 reference until it
+/// runs the job or drops it. Tagged like a handle, so a job run or dropped a second time
+/// (after it was freed) is usually caught by its `released` tag instead of being used.
+private final class HostJob: HandleObject, @unchecked Sendable {
+    // @unchecked: immutable; run once, on the host's loop thread.
     let work: @Sendable () -> Void
-    let dispatcher: ObjectIdentifier
+    let dispatcher: HostDispatcher
 
-    init(work: @escaping @Sendable () -> Void, dispatcher: ObjectIdentifier) {
+    init(work: @escaping @Sendable () -> Void, dispatcher: HostDispatcher) {
         self.work = work
         self.dispatcher = dispatcher
+        super.init(tag: .job)
+    }
+
+    /// Takes the host's reference back (nil, with a diagnostic, for a pointer that is not
+    /// a live job: run or dropped already, or never a job).
+    static func take(_ raw: UnsafeMutableRawPointer?, in function: StaticString) -> HostJob? {
+        guard let job = handle(OpaquePointer(raw), .job, as: HostJob.self, in: function) else { return nil }
+        // Retire the tag before the reference goes, so a second run/drop while something
+        // else still holds the job is caught too.
+        job.handleTag = .released
+        return Unmanaged.passUnretained(job).takeRetainedValue()
     }
 }
 
@@ -55,12 +74,20 @@ private final class HostJob {
 /// dispatcher) and releases it.
 private let runHostJob: vow_job = { raw in
     guard let raw else { return }
-    let job = Unmanaged<HostJob>.fromOpaque(raw).takeRetainedValue()
+    guard let job = HostJob.take(raw, in: "run(job)") else { return }
     let state = ThreadState.current
     let outer = state.runningSerialDispatcher
-    state.runningSerialDispatcher = job.dispatcher
+    state.runningSerialDispatcher = ObjectIdentifier(job.dispatcher)
     job.work()
     state.runningSerialDispatcher = outer
+}
+
+@c @implementation
+public func vow_job_drop(_ job: UnsafeMutableRawPointer?) {
+    guard let job else { return }
+    // Releasing the work unrun: the engine's guard inside it cancels the promise the job
+    // would have settled, and the callback's destroy runs when its last reference goes.
+    _ = HostJob.take(job, in: "vow_job_drop")
 }
 
 /// A Swift dispatcher shown to C as a `vow_dispatcher *`.

@@ -35,6 +35,7 @@ enum HandleTag: UInt64 {
     case error = 0x6f72_7265_2d77_6f76       // "vow-erro"
     case dispatcher = 0x7073_6964_2d77_6f76  // "vow-disp"
     case trampoline = 0x6d61_7274_2d77_6f76  // "vow-tram"
+    case job = 0x2062_6f6a_2d77_6f76         // "vow-job "
     case released = 0x6464_6173_6165_6c65    // "eleased" (a released handle)
 
     var typeName: String {
@@ -45,6 +46,7 @@ enum HandleTag: UInt64 {
         case .error: return "vow_error"
         case .dispatcher: return "vow_dispatcher"
         case .trampoline: return "vow_trampoline"
+        case .job: return "job"
         case .released: return "a released handle"
         }
     }
