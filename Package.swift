@@ -21,9 +21,16 @@ let package = Package(
             pkgConfig: "libffi",
             providers: [.apt(["libffi-dev"])]
         ),
+        // The engine: the promise state machine, the link primitive, dispatchers,
+        // cancellation, waiting, unhandled-error tracking. Knows nothing of the faces.
+        .target(
+            name: "VowEngine",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The faces: Promise<T>, AnyPromise, the C interface (vow.h), libffi calls.
         .target(
             name: "Vow",
-            dependencies: ["CVow", "CFFI"],
+            dependencies: ["VowEngine", "CVow", "CFFI"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

@@ -2,7 +2,7 @@
 
 extension AnyPromise: PromiseView, Resolvable {
     var promiseCore: Core { core }
-    var resolution: Resolution { .adopt(core) }
+    package var resolution: Resolution { .adopt(core) }
 }
 
 extension Promise: PromiseView, BridgedPromise {
@@ -16,7 +16,9 @@ extension Promise: PromiseView, BridgedPromise {
 extension AnyPromise: Thenable {
     /// The seed two-callback `then` (see `Promise.then(_:_:)`), with the untyped value.
     public func then(_ onSuccess: ((Any?) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
-        core.seedThen(presenting: { Bridging.untyped($0) }, onSuccess, onFailure)
+        _ = core.link(on: .default, SeedThenBody(onSuccess: onSuccess, onFailure: onFailure) { source in
+            Bridging.untyped(source)
+        })
     }
 }
 
@@ -77,85 +79,69 @@ extension Promise {
     /// Disfavoured so that, for a tuple type, the tuple initialisers below are chosen.
     @_disfavoredOverload
     public init(_ any: AnyPromise) {
-        self.init(core: any.core.converted { raw in
-            Bridging.cast(raw, to: T.self).map { $0 as Any }
+        self.init(core: any.core.converted { source in
+            try Bridging.cast(source.anyValue!, to: T.self).get()
         })
     }
 
     /// A pair from an untyped promise fulfilled with a list (a manifold) of two values.
     public init<A, B>(_ any: AnyPromise) where T == (A, B) {
-        self.init(core: any.core.converted { raw in
-            Bridging.elements(of: raw, count: 2, for: T.self).flatMap { v in
-                Result {
-                    (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self))
-                }
-            }
+        self.init(core: any.core.converted { source in
+            let v = try Bridging.elements(of: source.anyValue!, count: 2, for: T.self)
+            return (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self))
         })
     }
 
     /// A triple from an untyped promise fulfilled with a list of three values.
     public init<A, B, C>(_ any: AnyPromise) where T == (A, B, C) {
-        self.init(core: any.core.converted { raw in
-            Bridging.elements(of: raw, count: 3, for: T.self).flatMap { v in
-                Result {
-                    (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self),
-                     try Bridging.element(v, 2, C.self, for: T.self))
-                }
-            }
+        self.init(core: any.core.converted { source in
+            let v = try Bridging.elements(of: source.anyValue!, count: 3, for: T.self)
+            return (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self), try Bridging.element(v, 2, C.self, for: T.self))
         })
     }
 
     /// A 4-tuple from an untyped promise fulfilled with a list of four values.
     public init<A, B, C, D>(_ any: AnyPromise) where T == (A, B, C, D) {
-        self.init(core: any.core.converted { raw in
-            Bridging.elements(of: raw, count: 4, for: T.self).flatMap { v in
-                Result {
-                    (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self),
-                     try Bridging.element(v, 2, C.self, for: T.self), try Bridging.element(v, 3, D.self, for: T.self))
-                }
-            }
+        self.init(core: any.core.converted { source in
+            let v = try Bridging.elements(of: source.anyValue!, count: 4, for: T.self)
+            return (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self), try Bridging.element(v, 2, C.self, for: T.self), try Bridging.element(v, 3, D.self, for: T.self))
         })
     }
 
     /// A 5-tuple from an untyped promise fulfilled with a list of five values.
     public init<A, B, C, D, E>(_ any: AnyPromise) where T == (A, B, C, D, E) {
-        self.init(core: any.core.converted { raw in
-            Bridging.elements(of: raw, count: 5, for: T.self).flatMap { v in
-                Result {
-                    (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self),
-                     try Bridging.element(v, 2, C.self, for: T.self), try Bridging.element(v, 3, D.self, for: T.self),
-                     try Bridging.element(v, 4, E.self, for: T.self))
-                }
-            }
+        self.init(core: any.core.converted { source in
+            let v = try Bridging.elements(of: source.anyValue!, count: 5, for: T.self)
+            return (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self), try Bridging.element(v, 2, C.self, for: T.self), try Bridging.element(v, 3, D.self, for: T.self), try Bridging.element(v, 4, E.self, for: T.self))
         })
     }
 }
 
 extension Core {
-    /// A promise that settles like this one, its value passed through `transform` (a
-    /// failure rejects). The link runs inline, where this promise settles: converting is
-    /// cheap and runs no user code.
-    func converted(_ transform: @escaping @Sendable (Any) -> Result<Any, any Error>) -> Core {
-        let derived = Core(dependingOn: self, settledOn: InlineDispatcher.shared)
-        attach(Handler(dispatcher: InlineDispatcher.shared, dependent: derived, kind: .link) { outcome in
-            switch outcome {
-            case .fulfilled(let raw):
-                switch transform(raw) {
-                case .success(let value): derived.settle(.fulfilled(value))
-                case .failure(let error): derived.settle(.rejected(error))
-                }
-            case .rejected:
-                derived.settle(outcome)
+    /// A promise that settles like this one, its value converted by `transform` (a throw
+    /// rejects). The link runs inline, where this promise settles: converting is cheap and
+    /// runs no user code.
+    func converted<T>(_ transform: @escaping @Sendable (Core) throws -> T) -> Core {
+        link(on: InlineDispatcher.shared, ClosureBody { source, link in
+            guard let source else { return }
+            if source.isRejected {
+                link.settle(like: source)
+                return
             }
+            link.settle { try transform(source) }
         })
-        return derived
     }
 }
 
 extension Bridging {
-    /// The untyped Swift view of an engine value: C values in their Swift form
-    /// (`VowValue.swiftValue()`), C's NULL, `()` and `Optional.none` as nil, lists built by
-    /// combinators element by element (a `vow_join` rejection as its error).
+    /// The untyped Swift view of what a fulfilled promise holds (see `untyped(_:)`).
+    static func untyped(_ promise: Core) -> Any? {
+        untyped(promise.anyValue!)
+    }
+
+    /// The untyped Swift view of a value: C values in their Swift form
+    /// (`VowValue.swiftValue()`), C's NULL, `()` and `Optional.none` as nil, arrays element
+    /// by element.
     static func untyped(_ raw: Any) -> Any? {
         if let cValue = raw as? VowValue {
             if cValue.isNull { return nil }
@@ -166,14 +152,6 @@ extension Bridging {
             return untyped(wrapped)
         }
         if raw is Void { return nil }
-        if let outcomes = raw as? [Outcome] {
-            return outcomes.map { outcome -> Any in
-                switch outcome {
-                case .fulfilled(let value): return untyped(value) as Any
-                case .rejected(let error): return unboxError(error)
-                }
-            }
-        }
         if type(of: raw) == [Any].self {
             return (raw as! [Any]).map { untyped($0) as Any }
         }
@@ -182,15 +160,12 @@ extension Bridging {
 
     /// The elements of a list value (a C LIST, a Swift array or tuple) that must have
     /// `count` elements to become `Tuple`.
-    static func elements<Tuple>(of raw: Any, count: Int, for tuple: Tuple.Type) -> Result<[Any], any Error> {
+    static func elements<Tuple>(of raw: Any, count: Int, for tuple: Tuple.Type) throws -> [Any] {
         let value = VowValue.bridging(raw)
-        guard let items = value.listElements else {
-            return .failure(typeError(expected: Tuple.self, found: value.kindDescription))
+        guard let items = value.listElements, items.count == count else {
+            throw typeError(expected: Tuple.self, found: value.kindDescription)
         }
-        guard items.count == count else {
-            return .failure(typeError(expected: Tuple.self, found: value.kindDescription))
-        }
-        return .success(items)
+        return items
     }
 
     /// Element `index` of a tuple being unboxed, converted to `Element`.

@@ -1,6 +1,6 @@
 /// An untyped promise: the same object as C's `vow_promise *`.
 ///
-/// `AnyPromise` is a small struct over the shared engine object, like `Promise<T>`:
+/// `AnyPromise` is a small struct over the engine's promise object, like `Promise<T>`:
 /// `AnyPromise(promise)` and `Promise<T>(anyPromise)` are views of one promise (the latter
 /// through a converting link). Its value is untyped (`Any?`): a value that came from C is
 /// shown as its Swift form (see `VowValue.swiftValue()`), `nil` for C's NULL.
@@ -26,8 +26,7 @@ public struct AnyPromise: Sendable {
     /// A promise already fulfilled with `value` (`nil`: C's NULL value). The value is kept
     /// as it is and shown to C per the bridging table.
     public static func value(_ value: Any?) -> AnyPromise {
-        guard let value else { return AnyPromise(core: Core(fulfilled: VowValue.sharedNull)) }
-        return AnyPromise(core: Core(fulfilled: value))
+        AnyPromise(core: Core(settledWith: StoredValue(dynamic: value ?? VowValue.sharedNull), rejected: false))
     }
 
     /// A promise already rejected with `error`.
@@ -56,37 +55,29 @@ public struct AnyPromise: Sendable {
 
     /// The outcome, or nil while pending. Reading it does not count as handling a rejection.
     public var result: Result<Any?, any Error>? {
-        switch core.snapshot {
-        case .pending: return nil
-        case .fulfilled(let value): return .success(Bridging.untyped(value))
-        case .rejected(let error): return .failure(unboxError(error))
-        }
+        if core.isPending { return nil }
+        if let error = core.error { return .failure(unboxError(error)) }
+        return .success(Bridging.untyped(core))
     }
 
     /// The error, or nil unless rejected. Reading it does not count as handling it.
-    public var error: (any Error)? { core.rejectionForSwift }
+    public var error: (any Error)? { core.error.map(unboxError) }
 
     /// Blocks the calling thread until the promise settles, then returns its value or
     /// throws its error (which counts as handling it). Throws `VowError.Code.deadlock` at
     /// once where the wait could never end (see `Promise.wait()`).
     public func wait() throws -> Any? {
-        if core.wouldDeadlock() { throw Core.deadlockError }
-        let outcome = core.waitForOutcome(timeout: nil)!
-        core.markHandled()
-        switch outcome {
-        case .fulfilled(let value): return Bridging.untyped(value)
-        case .rejected(let error): throw unboxError(error)
-        }
+        try core.waitForSwift()
+        return Bridging.untyped(core)
     }
 
     /// The value, awaited; throws the error (which counts as handling it). Cancelling the
     /// awaiting task cancels the wait, as for `Promise.value`.
     public var value: Any? {
         get async throws {
-            switch try await core.outcomeAwaitingCancellably() {
-            case .fulfilled(let value): return Bridging.untyped(value)
-            case .rejected(let error): throw unboxError(error)
-            }
+            let settled = await core.settledAwaitingCancellably()
+            if let error = settled.error { throw unboxError(error) }
+            return Bridging.untyped(settled)
         }
     }
 
@@ -104,21 +95,18 @@ public struct AnyPromise: Sendable {
     @discardableResult
     public func then(on dispatcher: any Dispatcher = .default,
                      _ body: @escaping @Sendable (Any?) throws -> Any?) -> AnyPromise {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled(let raw):
-                do {
-                    derived.resolveProcedure(try body(Bridging.untyped(raw)) ?? VowValue.sharedNull)
-                } catch {
-                    derived.settle(.rejected(error))
-                }
-            case .rejected:
-                derived.settle(outcome)
+        AnyPromise(core: core.link(on: dispatcher, ClosureBody { source, link in
+            guard let source else { return }
+            if source.isRejected {
+                link.settle(like: source)
+                return
             }
-        })
-        return AnyPromise(core: derived)
+            do {
+                link.resolveProcedure(try body(Bridging.untyped(source)) ?? VowValue.sharedNull)
+            } catch {
+                link.reject(error)
+            }
+        }))
     }
 
     /// Handles a rejection, like C's `vow_catch`: the new promise fulfils with this one's
@@ -129,25 +117,19 @@ public struct AnyPromise: Sendable {
     public func `catch`(on dispatcher: any Dispatcher = .default,
                         policy: CatchPolicy = .allErrorsExceptCancellation,
                         _ body: @escaping @Sendable (any Error) throws -> Any?) -> AnyPromise {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled:
-                derived.settle(outcome)
-            case .rejected(let error):
-                if policy == .allErrorsExceptCancellation && isCancellation(error) {
-                    derived.settle(outcome)
-                    return
-                }
-                do {
-                    derived.resolveProcedure(try body(unboxError(error)) ?? VowValue.sharedNull)
-                } catch {
-                    derived.settle(.rejected(error))
-                }
+        AnyPromise(core: core.link(on: dispatcher, ClosureBody { source, link in
+            guard let source else { return }
+            guard let error = source.error,
+                  !(policy == .allErrorsExceptCancellation && isCancellation(error)) else {
+                link.settle(like: source)
+                return
             }
-        })
-        return AnyPromise(core: derived)
+            do {
+                link.resolveProcedure(try body(unboxError(error)) ?? VowValue.sharedNull)
+            } catch {
+                link.reject(error)
+            }
+        }))
     }
 
     /// Runs `body` whatever happened (also when the returned promise was cancelled); the
@@ -155,7 +137,7 @@ public struct AnyPromise: Sendable {
     @discardableResult
     public func finally(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable () -> Void) -> AnyPromise {
-        AnyPromise(core: core.finallyLink(on: dispatcher, body))
+        AnyPromise(core: core.link(on: dispatcher, CleanupBody(body)))
     }
 }
 
@@ -174,12 +156,12 @@ public final class AnyResolver: Sendable {
     /// Fulfils the promise with `value` as it is (`nil`: C's NULL value); a promise or
     /// thenable is not adopted (see `resolve(_:)`).
     public func fulfill(_ value: Any?) {
-        _ = core.settleFromResolver(.fulfilled(value ?? VowValue.sharedNull))
+        core.settle(StoredValue(dynamic: value ?? VowValue.sharedNull), rejected: false, viaResolver: true)
     }
 
     /// Rejects the promise with `error`.
     public func reject(_ error: any Error) {
-        _ = core.settleFromResolver(.rejected(error))
+        core.rejectFromResolver(error)
     }
 
     /// The Promises/A+ resolution procedure: a promise or `AnyPromise` is adopted, a
@@ -187,7 +169,8 @@ public final class AnyResolver: Sendable {
     /// resolving with the promise itself (or a chain leading back to it) rejects it with
     /// `VowError.Code.cycle`.
     public func resolve(_ value: Any?) {
-        _ = core.resolveFromResolver(value ?? VowValue.sharedNull)
+        let x = value ?? VowValue.sharedNull
+        _ = core.resolveFromResolver(x, as: Bridging.resolution(of: x))
     }
 
     /// Registers work to run when cancellation reaches this promise (see

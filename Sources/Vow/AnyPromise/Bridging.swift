@@ -1,3 +1,10 @@
+/// The typed view of an untyped value: a checked cast, never a crash. A value of another
+/// type rejects with `VowError.Code.type`, naming what was expected and found.
+func castValue<T>(_ value: Any, to type: T.Type) -> Result<T, any Error> {
+    if let typed = value as? T { return .success(typed) }
+    return Bridging.unbox(value, as: type)
+}
+
 /// Conversions from the untyped values the engine stores to the types Swift code asks for.
 ///
 /// `castValue` (the typed view, Swift/Promise.swift) tries `value as? T` first and comes
@@ -30,6 +37,13 @@ enum Bridging {
             return .failure(typeError(expected: T.self, found: "\(Swift.type(of: original))"))
         }
         return convert(bridged, to: T.self)
+    }
+
+    /// The slow path of `Core.typedValue`: the promise holds a value of another type than
+    /// `T` (a C value, an untyped value): it is converted, or the type error is thrown.
+    @usableFromInline
+    static func convertedValue<T>(of promise: Core, to type: T.Type) throws -> T {
+        try castValue(promise.anyValue!, to: T.self).get()
     }
 
     /// Like `castValue`, but a C value is always converted (so `Any` receives the Swift

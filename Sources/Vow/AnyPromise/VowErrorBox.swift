@@ -18,7 +18,7 @@ import Glibc
 ///
 /// The C strings for domain and message are made once, in `init`, and freed in `deinit`:
 /// `vow_error_domain` / `_message` hand out borrowed pointers valid for the box's life.
-final class VowErrorBox: HandleObject, ErrorBox, CancellableError, @unchecked Sendable {
+final class VowErrorBox: HandleObject, ErrorBox, CancellableError, UnhandledDescribable, @unchecked Sendable {
     // @unchecked: immutable after `init`; the boxed error is Sendable (every Error is),
     // the payload a VowValue (immutable).
 
@@ -62,7 +62,13 @@ final class VowErrorBox: HandleObject, ErrorBox, CancellableError, @unchecked Se
     /// is boxed anew.
     static func boxing(_ error: any Error) -> VowErrorBox {
         if let box = error as? VowErrorBox { return box }
-        if let vow = error as? VowError, vow.isSharedCancellation { return sharedCancelled }
+        if let engine = error as? EngineError {
+            return engine.code == .cancelled ? sharedCancelled : VowErrorBox(VowError(engine))
+        }
+        if let vow = error as? VowError {
+            if let origin = vow.origin { return origin }
+            if vow.isSharedCancellation { return sharedCancelled }
+        }
         return VowErrorBox(error)
     }
 
@@ -76,12 +82,25 @@ final class VowErrorBox: HandleObject, ErrorBox, CancellableError, @unchecked Se
         self.init(VowError(domain: domain, code: code, message: message, payload: payload))
     }
 
-    var boxedError: any Error { error }
+    /// The error Swift sees: the original Swift error, or for an error made in C a
+    /// `VowError` that remembers this box (rethrown into C, it is this handle again).
+    var boxedError: any Error {
+        guard var vow = error as? VowError else { return error }
+        vow.origin = self
+        return vow
+    }
 
     /// Cancellation as C sees it: the boxed error is a cancellation error, or this
     /// domain/code pair was registered with `vow_register_cancellation`.
     var isCancelled: Bool {
         isCancellation(error) || CancellationRegistry.contains(domain: domain, code: code)
+    }
+
+    /// How the default unhandled-error line names it: "domain code: message", or the
+    /// Swift error's own description when it boxes a Swift error.
+    var unhandledDescription: String {
+        if let described = error as? any UnhandledDescribable { return described.unhandledDescription }
+        return "\(type(of: error)): \(String(describing: error))"
     }
 
     /// The domain as NUL-terminated UTF-8, borrowed for the box's life.

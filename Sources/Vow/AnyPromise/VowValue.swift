@@ -92,6 +92,9 @@ final class VowValue: HandleObject, @unchecked Sendable {
     /// process.
     static let sharedNull = VowValue(.null)
 
+    /// A promise fulfilled with `sharedNull`, shared (the source of `vow_dispatch` links).
+    static let nullPromise = Core(fulfilled: sharedNull)
+
     /// A STRING value holding a copy of the NUL-terminated UTF-8 `cString` (invalid
     /// sequences are replaced with U+FFFD).
     static func string(_ cString: UnsafePointer<CChar>) -> VowValue {

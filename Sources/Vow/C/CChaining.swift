@@ -1,11 +1,9 @@
 import CVow
 
-// Chaining (vow.h, "Chaining"): every function registers one handler on the source promise
-// and returns the derived promise (+1), exactly as the Swift API does
-// (Swift/Promise+Chain.swift): `derive(on:)`, a `.link` handler (`.cleanup` for finally)
-// that checks the derived promise is still pending before running a value/error callback.
-// The callback's `CCallback` lives in the handler, so its `destroy` runs when the handler
-// is released (see CCallback).
+// Chaining (vow.h, "Chaining"): every function makes one link on the source promise with
+// the engine's link primitive and returns it (+1). The C callback lives in the link
+// (`CLinkBody`, `CFinallyBody`): its `destroy` runs once, after the callback ran or as
+// soon as it is certain it never will. A call that fails runs `destroy` before returning.
 
 @c @implementation
 public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
@@ -28,74 +26,98 @@ public func vow_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
 @c @implementation
 public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
                      _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, onValue: on_value, onError: on_error)
-    guard let source = promiseHandle(p, in: "vow_then") else { return nil }
-    return chainThen(source, on: DefaultDispatcher.shared, callback, skipCancellation: false)
+    var context = CContext(ctx, destroy)
+    guard let source = promiseHandle(p, in: "vow_then") else {
+        context.destroyNow()
+        return nil
+    }
+    return chainThen(source, on: DefaultDispatcher.shared, on_value, on_error, context, skipsCancellation: false)
 }
 
 @c @implementation
 public func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
                         _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, onValue: on_value, onError: on_error)
+    var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_then_on"),
-          let source = promiseHandle(p, in: "vow_then_on") else { return nil }
-    return chainThen(source, on: dispatcher, callback, skipCancellation: false)
+          let source = promiseHandle(p, in: "vow_then_on") else {
+        context.destroyNow()
+        return nil
+    }
+    return chainThen(source, on: dispatcher, on_value, on_error, context, skipsCancellation: false)
 }
 
 @c @implementation
 public func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, onError: on_error)
-    guard let source = promiseHandle(p, in: "vow_catch"), on_error != nil else { return nil }
-    return chainThen(source, on: DefaultDispatcher.shared, callback, skipCancellation: true)
+    var context = CContext(ctx, destroy)
+    guard let source = promiseHandle(p, in: "vow_catch"), on_error != nil else {
+        context.destroyNow()
+        return nil
+    }
+    return chainThen(source, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: true)
 }
 
 @c @implementation
 public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
                              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, onError: on_error)
+    var context = CContext(ctx, destroy)
     guard let source = promiseHandle(p, in: "vow_catch_policy"), on_error != nil,
-          let skip = skipsCancellation(policy) else { return nil }
-    return chainThen(source, on: DefaultDispatcher.shared, callback, skipCancellation: skip)
+          let skip = skipsCancellation(policy) else {
+        context.destroyNow()
+        return nil
+    }
+    return chainThen(source, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: skip)
 }
 
 @c @implementation
 public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                         _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, plain: fn)
-    guard let source = promiseHandle(p, in: "vow_finally"), fn != nil else { return nil }
-    return chainFinally(source, on: DefaultDispatcher.shared, callback)
+    var context = CContext(ctx, destroy)
+    guard let source = promiseHandle(p, in: "vow_finally"), fn != nil else {
+        context.destroyNow()
+        return nil
+    }
+    return chainFinally(source, on: DefaultDispatcher.shared, fn!, context)
 }
 
 @c @implementation
 public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
                          _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, onError: on_error)
+    var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_catch_on"),
-          let source = promiseHandle(p, in: "vow_catch_on"), on_error != nil else { return nil }
-    return chainThen(source, on: dispatcher, callback, skipCancellation: true)
+          let source = promiseHandle(p, in: "vow_catch_on"), on_error != nil else {
+        context.destroyNow()
+        return nil
+    }
+    return chainThen(source, on: dispatcher, nil, on_error, context, skipsCancellation: true)
 }
 
 @c @implementation
 public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
                                 _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, onError: on_error)
+    var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_catch_policy_on"),
           let source = promiseHandle(p, in: "vow_catch_policy_on"), on_error != nil,
-          let skip = skipsCancellation(policy) else { return nil }
-    return chainThen(source, on: dispatcher, callback, skipCancellation: skip)
+          let skip = skipsCancellation(policy) else {
+        context.destroyNow()
+        return nil
+    }
+    return chainThen(source, on: dispatcher, nil, on_error, context, skipsCancellation: skip)
 }
 
 @c @implementation
 public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
                            _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, plain: fn)
+    var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_finally_on"),
-          let source = promiseHandle(p, in: "vow_finally_on"), fn != nil else { return nil }
-    return chainFinally(source, on: dispatcher, callback)
+          let source = promiseHandle(p, in: "vow_finally_on"), fn != nil else {
+        context.destroyNow()
+        return nil
+    }
+    return chainFinally(source, on: dispatcher, fn!, context)
 }
 
 /// Whether `policy` skips cancellation; nil (with a diagnostic) for an unknown policy.
@@ -104,39 +126,24 @@ private func skipsCancellation(_ policy: vow_policy) -> Bool? {
     case VOW_CATCH_ALL_EXCEPT_CANCELLATION: return true
     case VOW_CATCH_ALL_ERRORS: return false
     default:
-        writeDiagnostic("vow: vow_catch_policy: unknown policy \(policy.rawValue)")
+        writeDiagnostic("vow: vow_catch_policy: unknown policy \(Int32(bitPattern: policy.rawValue))")
         return nil
     }
 }
 
-/// `then` / `catch`: registers `callback` on `source` and returns the derived promise (+1).
-/// A missing value or error callback passes the outcome through; with `skipCancellation`,
-/// a cancellation error passes through without running the error callback.
-private func chainThen(_ source: Core, on dispatcher: any Dispatcher, _ callback: CCallback,
-                       skipCancellation: Bool) -> OpaquePointer {
-    let (derived, target) = source.derive(on: dispatcher)
-    source.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-        guard derived.isPending else { return }
-        switch outcome {
-        case .fulfilled(let raw):
-            guard let onValue = callback.onValue else {
-                derived.settle(outcome)
-                return
-            }
-            derived.settle(from: callValueCallback(onValue, callback.ctx, VowValue.bridging(raw)))
-        case .rejected(let error):
-            guard let onError = callback.onError, !(skipCancellation && isCancellation(error)) else {
-                derived.settle(outcome)
-                return
-            }
-            derived.settle(from: callErrorCallback(onError, callback.ctx, VowErrorBox.boxing(error)))
-        }
-    })
-    return derived.retainedHandle
+/// `then` / `catch`: links `callback` on `source` and returns the link (+1). A missing
+/// value or error callback passes the outcome through; with `skipsCancellation`, a
+/// cancellation passes through without running the error callback.
+private func chainThen(_ source: Core, on dispatcher: any Dispatcher, _ onValue: vow_on_value?,
+                       _ onError: vow_on_error?, _ context: consuming CContext,
+                       skipsCancellation: Bool) -> OpaquePointer {
+    source.link(on: dispatcher, CLinkBody(onValue: onValue, onError: onError, skipsCancellation: skipsCancellation,
+                                          context)).retainedHandle
 }
 
-/// `finally`: a cleanup handler (it runs even if the derived promise was cancelled), then
-/// the derived promise settles like the source.
-private func chainFinally(_ source: Core, on dispatcher: any Dispatcher, _ callback: CCallback) -> OpaquePointer {
-    source.finallyLink(on: dispatcher) { callback.plain?(callback.ctx) }.retainedHandle
+/// `finally`: a cleanup link (it runs even if the derived promise was cancelled), then the
+/// derived promise settles like the source.
+private func chainFinally(_ source: Core, on dispatcher: any Dispatcher, _ fn: CDestroy,
+                          _ context: consuming CContext) -> OpaquePointer {
+    source.link(on: dispatcher, CFinallyBody(fn, context)).retainedHandle
 }

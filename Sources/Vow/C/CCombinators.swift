@@ -1,10 +1,9 @@
 import CVow
 
 // Combinators (vow.h, "Combinators"), over the engine's `Core.all` / `allSettled` / `race`
-// and the timers. Results are stored as the engine makes them (a Swift `[Any]` or
-// `[Outcome]`); C readers see a LIST through `VowValue.bridging`, in which every item that
-// came from C is the same handle (values keep their identity) and every rejection of a
-// `vow_join` an ERROR value around the same error.
+// and the timers. The results are C values: a LIST in input order, in which every value
+// keeps its handle (a value that came from C is the same handle) and every rejection of a
+// `vow_join` is an ERROR value around the same error handle.
 
 /// The cores of a C array of promises; nil (with a diagnostic for a bad handle) for a NULL
 /// array with n > 0 or a NULL / invalid element.
@@ -23,27 +22,28 @@ private func cores(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, in function: 
 @c @implementation
 public func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_when") else { return nil }
-    return Core.all(inputs).retainedHandle
+    return Core.all(inputs) { settled in
+        StoredValue(VowValue(.list(settled.map(\.cValue))))
+    }.retainedHandle
 }
 
 @c @implementation
 public func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_join") else { return nil }
-    return Core.allSettled(inputs).retainedHandle
+    return Core.allSettled(inputs) { settled in
+        StoredValue(VowValue(.list(settled.map { $0.isRejected ? VowValue(.error($0.cError)) : $0.cValue })))
+    }.retainedHandle
 }
 
 @c @implementation
 public func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_race") else { return nil }
-    return Core.race(inputs).retainedHandle
+    return Core.race(inputs, emptyError: VowError(.empty, "race over no promises")).retainedHandle
 }
 
 @c @implementation
 public func vow_after(_ seconds: Double) -> OpaquePointer? {
-    let core = Core()
-    let timer = OneShotTimer(seconds: seconds) { core.settle(.fulfilled(VowValue.sharedNull)) }
-    core.onCancel { timer.cancel() }
-    return core.retainedHandle
+    Core.after(seconds: seconds, value: VowValue.sharedNull).retainedHandle
 }
 
 @c @implementation
@@ -55,20 +55,14 @@ public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer
 @c @implementation
 public func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy, onValue: fn)
-    guard let dispatcher = dispatcherHandle(d, in: "vow_dispatch"), fn != nil else { return nil }
-    let target = resolved(dispatcher)
-    let core = Core()
-    core.setSettler(target)
-    // The job and the cancel handler share the callback; whichever comes first takes it,
-    // so a cancelled promise's `destroy` runs without waiting for the job.
-    let slot = Locked<CCallback?>(callback)
-    core.onCancel { _ = slot.withLock { $0.take() } }
-    // Scheduled like a handler, so a dispatcher that drops the job (an invalidated queue)
-    // cancels the promise, and the cancel handler lets the callback go.
-    schedule(Handler(dispatcher: target, dependent: core, kind: .link) { _ in
-        guard let callback = slot.withLock({ $0.take() }), core.isPending else { return }
-        core.settle(from: callValueCallback(callback.onValue!, callback.ctx, nil))
-    }, .fulfilled(VowValue.sharedNull))
-    return core.retainedHandle
+    var context = CContext(ctx, destroy)
+    guard let dispatcher = dispatcherHandle(d, in: "vow_dispatch"), let fn else {
+        context.destroyNow()
+        return nil
+    }
+    // A link on a promise that is already fulfilled: scheduled on `d` at once, and, like
+    // every link, cancelled (its destroy run) if `d` drops it or the promise is cancelled
+    // first.
+    return VowValue.nullPromise.link(on: dispatcher, CLinkBody(onValue: fn, onError: nil, passesNoValue: true,
+                                                              context)).retainedHandle
 }

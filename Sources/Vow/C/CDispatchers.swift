@@ -6,29 +6,29 @@ import CVow
 
 /// A dispatcher backed by a host's event loop: C's `vow_dispatcher_new`.
 ///
-/// `dispatch` hands the work to the host's `submit(ctx, run, job)`: `job` is a retained
-/// `HostJob` around the work, `run` a static trampoline. The host either calls
-/// `run(job)` exactly once, later, in submission order, on its loop's thread, or hands the
-/// job back with `vow_job_drop(job)` (a loop that shuts down): then the work is released
-/// unrun, and the engine cancels the promise it would have settled (`JobGuard`). The
-/// trampoline marks the thread as running this (serial) dispatcher for the duration of the
-/// job, so a `vow_wait` inside it that needs a later job of this dispatcher reports a
-/// deadlock instead of hanging. `submit` is never called under a library lock.
+/// The engine hands it continuations (`submit`); each goes to the host's
+/// `submit(ctx, run, job)` inside a `HostJob`, with `run` a static trampoline. The host
+/// either calls `run(job)` exactly once, later, in submission order, on its loop's thread,
+/// or hands the job back with `vow_job_drop(job)` (a loop that shuts down): then the
+/// continuation is told it was dropped, and a link cancels its promise. The trampoline
+/// marks the thread as running this (serial) dispatcher for the duration of the job, so a
+/// `vow_wait` inside it that needs a later job of this dispatcher reports a deadlock
+/// instead of hanging. `submit` is never called under a library lock.
 ///
 /// Lifetime: every job the host holds keeps its dispatcher alive, so the host's
 /// `destroy(ctx)` runs (in `deinit`) once the last reference (C's, the default setting's,
-/// or a registered callback's) is gone and every submitted job was run or dropped.
-final class HostDispatcher: HandleObject, Dispatcher, @unchecked Sendable {
+/// or a registered link's) is gone and every submitted job was run or dropped.
+final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, @unchecked Sendable {
     // @unchecked: immutable; the host vouches that `submit` may be called from any thread
     // with `ctx` (header, vow_dispatcher_new).
     typealias Submit = @convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void
 
-    private let submit: Submit
+    private let submitToHost: Submit
     private let ctx: UnsafeMutableRawPointer?
     private let destroy: CDestroy?
 
     init(submit: @escaping Submit, ctx: UnsafeMutableRawPointer?, destroy: CDestroy?) {
-        self.submit = submit
+        submitToHost = submit
         self.ctx = ctx
         self.destroy = destroy
         super.init(tag: .dispatcher)
@@ -40,21 +40,25 @@ final class HostDispatcher: HandleObject, Dispatcher, @unchecked Sendable {
     var isSerial: Bool { true }
 
     func dispatch(_ work: @escaping @Sendable () -> Void) {
-        let job = HostJob(work: work, dispatcher: self)
-        submit(ctx, runHostJob, UnsafeMutableRawPointer(job.retainedHandle))
+        submit(ClosureJob(work))
+    }
+
+    func submit(_ continuation: Continuation) {
+        let job = HostJob(continuation, dispatcher: self)
+        submitToHost(ctx, runHostJob, UnsafeMutableRawPointer(job.retainedHandle))
     }
 }
 
-/// One piece of work handed to a host's `submit`: the host owns the +1 reference until it
+/// One continuation handed to a host's `submit`: the host owns the +1 reference until it
 /// runs the job or drops it. Tagged like a handle, so a job run or dropped a second time
 /// (after it was freed) is usually caught by its `released` tag instead of being used.
 private final class HostJob: HandleObject, @unchecked Sendable {
-    // @unchecked: immutable; run once, on the host's loop thread.
-    let work: @Sendable () -> Void
+    // @unchecked: immutable; run or dropped once.
+    let continuation: Continuation
     let dispatcher: HostDispatcher
 
-    init(work: @escaping @Sendable () -> Void, dispatcher: HostDispatcher) {
-        self.work = work
+    init(_ continuation: Continuation, dispatcher: HostDispatcher) {
+        self.continuation = continuation
         self.dispatcher = dispatcher
         super.init(tag: .job)
     }
@@ -73,21 +77,16 @@ private final class HostJob: HandleObject, @unchecked Sendable {
 /// The `run` a host calls with a job: runs it once (marking the thread as running its
 /// dispatcher) and releases it.
 private let runHostJob: vow_job = { raw in
-    guard let raw else { return }
-    guard let job = HostJob.take(raw, in: "run(job)") else { return }
-    let state = ThreadState.current
-    let outer = state.runningSerialDispatcher
-    state.runningSerialDispatcher = ObjectIdentifier(job.dispatcher)
-    job.work()
-    state.runningSerialDispatcher = outer
+    guard let raw, let job = HostJob.take(raw, in: "run(job)") else { return }
+    ThreadState.running(serialDispatcher: ObjectIdentifier(job.dispatcher)) {
+        job.continuation.run()
+    }
 }
 
 @c @implementation
 public func vow_job_drop(_ job: UnsafeMutableRawPointer?) {
-    guard let job else { return }
-    // Releasing the work unrun: the engine's guard inside it cancels the promise the job
-    // would have settled, and the callback's destroy runs when its last reference goes.
-    _ = HostJob.take(job, in: "vow_job_drop")
+    guard let job, let taken = HostJob.take(job, in: "vow_job_drop") else { return }
+    taken.continuation.dropped()
 }
 
 /// A Swift dispatcher shown to C as a `vow_dispatcher *`.
@@ -107,7 +106,7 @@ final class DispatcherHandle: HandleObject, @unchecked Sendable {
         super.init(tag: .dispatcher)
     }
 
-    static let librarySerial = DispatcherHandle(Vow.librarySerial, builtIn: true)
+    static let librarySerial = DispatcherHandle(Dispatchers.librarySerial, builtIn: true)
     static let background = DispatcherHandle(BackgroundDispatcher.shared, builtIn: true)
     static let inline = DispatcherHandle(InlineDispatcher.shared, builtIn: true)
     /// Stands for "the default at the time a callback is registered".
@@ -120,7 +119,7 @@ final class DispatcherHandle: HandleObject, @unchecked Sendable {
 
     /// The handle of the current default dispatcher (borrowed).
     static func forCurrentDefault() -> HandleObject {
-        let current = Vow.currentDefaultDispatcher
+        let current = Dispatchers.currentDefault
         if let builtIn = builtInHandle(for: current) { return builtIn }
         if let host = current as? HostDispatcher { return host }
         let (handle, replaced) = currentDefaultHandle.withLock { cached -> (DispatcherHandle, DispatcherHandle?) in
@@ -146,7 +145,7 @@ final class DispatcherHandle: HandleObject, @unchecked Sendable {
     }
 
     static func builtInHandle(for dispatcher: any Dispatcher) -> DispatcherHandle? {
-        if dispatcher === Vow.librarySerial { return librarySerial }
+        if dispatcher === Dispatchers.librarySerial { return librarySerial }
         if dispatcher === BackgroundDispatcher.shared { return background }
         if dispatcher === InlineDispatcher.shared { return inline }
         if dispatcher === DefaultDispatcher.shared { return defaultPlaceholder }
@@ -231,15 +230,15 @@ public func vow_dispatcher_release(_ d: OpaquePointer?) {
 @c @implementation
 public func vow_set_default_dispatcher(_ d: OpaquePointer?) {
     guard let d else {
-        Vow.setDefaultDispatcher(nil)
+        Dispatchers.setDefault(nil)
         return
     }
     guard let object = handle(d, .dispatcher, as: HandleObject.self, in: "vow_set_default_dispatcher") else { return }
     if let host = object as? HostDispatcher {
-        Vow.setDefaultDispatcher(host)
+        Dispatchers.setDefault(host)
     } else if let wrapper = object as? DispatcherHandle {
         // As in Swift, the library's queue and the `.default` placeholder restore the default.
-        Vow.setDefaultDispatcher(wrapper.dispatcher)
+        Dispatchers.setDefault(wrapper.dispatcher)
         if !wrapper.isBuiltIn { DispatcherHandle.rememberAsDefault(wrapper) }
     }
 }

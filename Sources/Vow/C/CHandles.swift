@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 // Handles are the Swift objects themselves, passed to C with `Unmanaged`:
-// `vow_promise *` is a `Core`, `vow_value *` a `VowValue`, `vow_error *` a `VowErrorBox`,
+// `vow_promise *` is the engine's `Core`, `vow_value *` a `VowValue`, `vow_error *` a `VowErrorBox`,
 // `vow_resolver *` a `CResolver`, `vow_dispatcher *` a `HostDispatcher` or a
 // `DispatcherHandle`. A +1 handle is `passRetained`, a borrowed one `passUnretained`;
 // `*_retain` / `*_release` are `Unmanaged.retain()` / `.release()`.
@@ -18,16 +18,16 @@ import Glibc
 /// `vow: vow_then: expected a vow_promise, got a vow_value`. The tag is read at its fixed
 /// offset without retaining the object, so a wrong pointer is not touched further.
 @inline(__always)
-func handle<T: HandleObject>(_ pointer: OpaquePointer?, _ tag: HandleTag, as type: T.Type,
-                             in function: StaticString) -> T? {
+func handle<T: AnyObject>(_ pointer: OpaquePointer?, _ tag: HandleTag, as type: T.Type,
+                          in function: StaticString) -> T? {
     guard let pointer else { return nil }
     let raw = UnsafeRawPointer(pointer)
-    let found = raw.load(fromByteOffset: handleTagOffset, as: UInt64.self)
+    let found = raw.load(fromByteOffset: handleTagOffset, as: UInt32.self)
     guard found == tag.rawValue else {
         reportWrongHandle(found: found, expected: tag, in: function)
         return nil
     }
-    let object = Unmanaged<HandleObject>.fromOpaque(raw).takeUnretainedValue()
+    let object = Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
     guard let typed = object as? T else {
         reportWrongHandle(found: found, expected: tag, in: function)
         return nil
@@ -61,7 +61,7 @@ func resolverHandle(_ pointer: OpaquePointer?, in function: StaticString) -> CRe
 
 /// Writes the one-line diagnostic for a handle of the wrong kind.
 @inline(never)
-func reportWrongHandle(found: UInt64, expected: HandleTag, in function: StaticString) {
+func reportWrongHandle(found: UInt32, expected: HandleTag, in function: StaticString) {
     let got: String
     if let tag = HandleTag(rawValue: found) {
         got = tag == .released ? "a released handle" : "a \(tag.typeName)"
@@ -71,19 +71,20 @@ func reportWrongHandle(found: UInt64, expected: HandleTag, in function: StaticSt
     writeDiagnostic("vow: \(function): expected a \(expected.typeName), got \(got)")
 }
 
-/// Writes `line` and a newline to standard error in one `write` (no buffering, no
-/// interleaving with other threads' lines).
+/// Writes one line of diagnostics to standard error (see `writeLine`).
 func writeDiagnostic(_ line: String) {
-    var text = line
-    text.append("\n")
-    text.withUTF8 { bytes in
-        _ = write(2, bytes.baseAddress, bytes.count)
-    }
+    writeLine(line)
 }
 
 // MARK: Handing objects to C
 
-extension HandleObject {
+/// An object C holds through a handle: a `HandleObject` or a promise.
+protocol CHandleConvertible: AnyObject {}
+
+extension HandleObject: CHandleConvertible {}
+extension Core: CHandleConvertible {}
+
+extension CHandleConvertible {
     /// A +1 handle for C: the caller releases it.
     @inline(__always)
     var retainedHandle: OpaquePointer {
@@ -100,7 +101,7 @@ extension HandleObject {
 /// Adds a reference to the handle's object (any kind) and returns the pointer; `*_retain`.
 @inline(__always)
 func retainHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: StaticString) -> OpaquePointer? {
-    guard let object = handle(pointer, tag, as: HandleObject.self, in: function) else { return nil }
+    guard let object = handle(pointer, tag, as: AnyObject.self, in: function) else { return nil }
     _ = Unmanaged.passUnretained(object).retain()
     return pointer
 }
@@ -108,9 +109,7 @@ func retainHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: Stat
 /// Drops a reference to the handle's object; `*_release`.
 @inline(__always)
 func releaseHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: StaticString) {
-    guard let object = handle(pointer, tag, as: HandleObject.self, in: function) else { return }
+    guard let object = handle(pointer, tag, as: AnyObject.self, in: function) else { return }
     Unmanaged.passUnretained(object).release()
 }
 
-/// A C destructor for a context pointer.
-typealias CDestroy = @convention(c) (UnsafeMutableRawPointer?) -> Void

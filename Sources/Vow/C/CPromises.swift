@@ -36,25 +36,20 @@ public func vow_promise_release(_ p: OpaquePointer?) {
 @c @implementation
 public func vow_promise_state(_ p: OpaquePointer?) -> vow_state {
     guard let core = promiseHandle(p, in: "vow_promise_state") else { return VOW_STATE_INVALID }
-    switch core.snapshot {
-    case .pending: return VOW_PENDING
-    case .fulfilled: return VOW_FULFILLED
-    case .rejected: return VOW_REJECTED
-    }
+    if core.isPending { return VOW_PENDING }
+    return core.isRejected ? VOW_REJECTED : VOW_FULFILLED
 }
 
 @c @implementation
 public func vow_promise_value(_ p: OpaquePointer?) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_promise_value"),
-          case .fulfilled(let value) = core.snapshot else { return nil }
-    return VowValue.bridging(value).retainedHandle
+    guard let core = promiseHandle(p, in: "vow_promise_value"), core.isFulfilled else { return nil }
+    return core.cValue.retainedHandle
 }
 
 @c @implementation
 public func vow_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_promise_error"),
-          case .rejected(let error) = core.snapshot else { return nil }
-    return VowErrorBox.boxing(error).retainedHandle
+    guard let core = promiseHandle(p, in: "vow_promise_error"), core.isRejected else { return nil }
+    return core.cError.retainedHandle
 }
 
 // MARK: Resolvers

@@ -2,7 +2,7 @@
 ///
 /// Two modes:
 /// - primary (`vow_promise_pending`): settles through the promise's own resolver state
-///   (`Core.settleFromResolver`, `resolveFromResolver`), so `VOW_EALREADY` comes from the
+///   (`Core.fulfilFromResolver`, `resolveFromResolver`), so `VOW_EALREADY` comes from the
 ///   engine. Its deinit applies the broken-promise rule (`Core.breakIfResolverUnused`).
 /// - once-only (handed to a thenable class's `call_then`, Promises/A+ 2.3.3.3): a fresh
 ///   resolver per call, gated by its own `OnceFlag`: the first settle wins, later ones
@@ -43,7 +43,7 @@ final class CResolver: HandleObject, @unchecked Sendable {
     deinit {
         if let once {
             if once.claim() {
-                rejectOnce!(VowError(.broken, "the resolver handed to a thenable's then was released before it was used"))
+                rejectOnce!(EngineError.broken(at: core, "the resolver handed to a thenable's then was released before it was used"))
             }
         } else {
             core.breakIfResolverUnused()
@@ -52,17 +52,17 @@ final class CResolver: HandleObject, @unchecked Sendable {
 
     /// `vow_resolver_fulfill`: false if the resolver was already used.
     func fulfill(_ value: VowValue) -> Bool {
-        guard let once else { return core.settleFromResolver(.fulfilled(value)) }
+        guard let once else { return core.fulfilFromResolver(value) }
         guard once.claim() else { return false }
         // The engine's resolve runs the procedure; a plain value fulfils as it is, and a
         // PROMISE or THENABLE must not be adopted here, so settle directly.
-        core.settle(.fulfilled(value))
+        core.fulfil(value)
         return true
     }
 
     /// `vow_resolver_reject`: false if the resolver was already used.
     func reject(_ error: VowErrorBox) -> Bool {
-        guard let once else { return core.settleFromResolver(.rejected(error)) }
+        guard let once else { return core.rejectFromResolver(error) }
         guard once.claim() else { return false }
         rejectOnce!(error)
         return true
@@ -70,7 +70,7 @@ final class CResolver: HandleObject, @unchecked Sendable {
 
     /// `vow_resolver_resolve`: the resolution procedure; false if already used.
     func resolve(_ value: VowValue) -> Bool {
-        guard let once else { return core.resolveFromResolver(value) }
+        guard let once else { return core.resolveFromResolver(value, as: value.resolution) }
         guard once.claim() else { return false }
         resolveOnce!(value)
         return true

@@ -6,7 +6,7 @@ import CVow
 extension VowValue: Resolvable {
     /// PROMISE values are adopted, THENABLE values assimilated (a Swift thenable directly,
     /// a host object through its class); every other value fulfils as it is.
-    var resolution: Resolution {
+    package var resolution: Resolution {
         switch content {
         case .promise(let core):
             return .adopt(core)
@@ -32,7 +32,11 @@ struct CThenableSource: ThenableSource, @unchecked Sendable {
 
     /// A host object that is not a thenable fulfils the promise with the THENABLE value
     /// itself (the same handle).
-    var fulfilmentValue: Any { value }
+    func fulfilmentValue() -> StoredValue { StoredValue(value) }
+
+    /// What the thenable resolved with is classified like any value (a C value says
+    /// itself).
+    func resolution(of y: Any) -> Resolution { Bridging.resolution(of: y) }
 
     func lookUpThen() -> Result<ThenMethod?, any Error> {
         var method: UnsafeMutableRawPointer?
@@ -48,11 +52,11 @@ struct CThenableSource: ThenableSource, @unchecked Sendable {
             let value = self.value
             let cls = self.cls
             let object = self.object
-            return .success(ThenMethod(targeted: { target, resolve, reject in
+            return .success(ThenMethod { target, resolve, reject in
                 try withExtendedLifetime((value, found)) {
                     try callThen(cls, object, found.method, target, resolve, reject)
                 }
-            }))
+            })
         case Int32(VOW_THEN_THREW.rawValue):
             return .failure(takeThrown(thrown, "get_then"))
         default:

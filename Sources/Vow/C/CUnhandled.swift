@@ -30,7 +30,7 @@ public func vow_set_unhandled_error_handler(_ h: vow_unhandled_handler?, _ ctx: 
     let previous: UnhandledErrors.SinkBox?
     if let h {
         let installed = CUnhandledHandler(h, callback)
-        previous = UnhandledErrors.replace(with: { error in installed.report(error) })
+        previous = UnhandledErrors.replace(with: { error, _ in installed.report(error) })
     } else {
         previous = UnhandledErrors.replace(with: nil)
     }

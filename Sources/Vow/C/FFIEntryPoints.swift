@@ -12,35 +12,45 @@ import CVow
 public func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
                           _ ctx: UnsafeMutableRawPointer?,
                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy)
-    return registerForeignCall(nil, p, signature, fn, callback, in: "vow_then_call")
+    return registerForeignCall(nil, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call")
 }
 
 @c @implementation
 public func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
                              _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
                              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    let callback = CCallback(ctx: ctx, destroy: destroy)
-    guard let dispatcher = dispatcherHandle(d, in: "vow_then_call_on") else { return nil }
-    return registerForeignCall(dispatcher, p, signature, fn, callback, in: "vow_then_call_on")
+    var context = CContext(ctx, destroy)
+    guard let dispatcher = dispatcherHandle(d, in: "vow_then_call_on") else {
+        context.destroyNow()
+        return nil
+    }
+    return registerForeignCall(dispatcher, p, signature, fn, context, in: "vow_then_call_on")
 }
 
 /// Both `vow_then_call` entry points: parse, check, register. Returns the derived promise
-/// (+1), or nil; on nil, dropping `callback` runs `destroy` before the entry point returns.
+/// (+1), or nil; on nil, `destroy` has run before the entry point returns.
 private func registerForeignCall(_ dispatcher: (any Dispatcher)?, _ p: OpaquePointer?,
-                                 _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?, _ callback: CCallback,
+                                 _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?, _ context: consuming CContext,
                                  in function: StaticString) -> OpaquePointer? {
-    guard let signature else { return nil }
+    var context = context
+    guard let signature else {
+        context.destroyNow()
+        return nil
+    }
     let call: ForeignCall
     switch ForeignCall.make(cString: signature, function: fn ?? placeholderFunction, origin: function) {
     case .failure(let error):
         reportBadSignature(signature, error.message, in: function)
+        context.destroyNow()
         return nil
     case .success(let made):
         call = made
     }
-    guard fn != nil, let source = promiseHandle(p, in: function) else { return nil }
-    return source.thenCall(call, on: dispatcher ?? DefaultDispatcher.shared, callback).retainedHandle
+    guard fn != nil, let source = promiseHandle(p, in: function) else {
+        context.destroyNow()
+        return nil
+    }
+    return source.link(on: dispatcher ?? DefaultDispatcher.shared, ForeignCallBody(call, context)).retainedHandle
 }
 
 /// Stands in for a NULL `fn` while the signature is checked (never called).
@@ -75,11 +85,11 @@ public func vow_trampoline_new(_ signature: UnsafePointer<CChar>?,
             case .success(let item):
                 items.append(item)
             case .failure(let error):
-                core.settle(.rejected(error))
+                core.reject(error)
                 return
             }
         }
-        core.settle(.fulfilled(VowValue(.list(items))))
+        core.fulfil(VowValue(.list(items)))
     }, unused: {
         core.breakIfResolverUnused()
     })

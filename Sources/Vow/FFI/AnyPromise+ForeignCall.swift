@@ -49,7 +49,6 @@ extension AnyPromise {
         case .failure(let error): throw error
         case .success(let made): call = made
         }
-        let derived = core.thenCall(call, on: dispatcher, CCallback(ctx: context, destroy: nil))
-        return AnyPromise(core: derived)
+        return AnyPromise(core: core.link(on: dispatcher, ForeignCallBody(call, CContext(context, nil))))
     }
 }

@@ -65,42 +65,31 @@ struct ForeignCall: @unchecked Sendable {
     }
 }
 
-extension Core {
-    /// Registers a `vow_then_call` link on this promise and returns the derived promise.
-    ///
-    /// Like `vow_then`: a `.link` handler on `dispatcher`, which the engine removes if the
-    /// derived promise is cancelled first (the call then never runs). When this promise
-    /// fulfils, the call runs on `dispatcher` and its result resolves the derived promise
-    /// (a returned PROMISE value is adopted, as with a callback's return); a mismatch
-    /// rejects it with the type error; a rejection passes through. `callback` holds the
-    /// C `ctx` and its `destroy`, which runs when the handler is released.
-    func thenCall(_ call: ForeignCall, on dispatcher: any Dispatcher, _ callback: CCallback) -> Core {
-        let (derived, target) = derive(on: dispatcher)
-        attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled(let raw):
-                switch call.call(with: VowValue.bridging(raw), context: callback.ctx) {
-                case .success(let value): derived.resolve(with: value)
-                case .failure(let error): derived.settle(.rejected(error))
-                }
-            case .rejected:
-                derived.settle(outcome)
-            }
-        })
-        return derived
-    }
-}
+/// A `vow_then_call` link: when the source fulfils, the call runs on the link's dispatcher
+/// and its result resolves the link (a returned PROMISE value is adopted, as with a
+/// callback's return); a mismatch rejects it with the type error; a rejection passes
+/// through. The C `ctx` and its `destroy` live in the body (see `CLinkBody`).
+struct ForeignCallBody: LinkBody, @unchecked Sendable {
+    // @unchecked: see `ForeignCall` and `CContext`.
+    let call: ForeignCall
+    var context: CContext
 
-extension Core {
-    /// The resolution procedure for a value known to be a `VowValue`: the same as
-    /// `resolveProcedure`, without its dynamic cast (a measurable share of a link's cost).
-    @inline(__always)
-    fileprivate func resolve(with value: VowValue) {
-        switch value.resolution {
-        case .adopt(let source): follow(source)
-        case .assimilate(let thenable): assimilate(thenable)
-        case .fulfil: settle(.fulfilled(value))
+    init(_ call: ForeignCall, _ context: consuming CContext) {
+        self.call = call
+        self.context = context
+    }
+
+    func run(from source: Core?, settling link: Core) {
+        guard let source else { return }
+        if source.isRejected {
+            link.settle(like: source)
+            return
+        }
+        switch call.call(with: source.cValue, context: context.ctx) {
+        case .success(let value): link.resolve(value, as: value.resolution)
+        case .failure(let error): link.reject(error)
         }
     }
+
+    mutating func dispose() { context.destroyNow() }
 }

@@ -6,11 +6,9 @@ extension Promise {
     /// still waits on it); the await then throws the cancellation error.
     public var value: T {
         get async throws {
-            let observed = try await core.outcomeAwaitingCancellably()
-            switch observed {
-            case .fulfilled(let raw): return try castValue(raw, to: T.self).get()
-            case .rejected(let error): throw unboxError(error)
-            }
+            let settled = await core.settledAwaitingCancellably()
+            if let error = settled.error { throw unboxError(error) }
+            return try settled.typedValue(T.self)
         }
     }
 
@@ -22,31 +20,11 @@ extension Promise {
         let task = Task {
             do {
                 let value = try await body()
-                core.settle(.fulfilled(value))
+                core.fulfil(value)
             } catch {
-                core.settle(.rejected(error))
+                core.reject(error)
             }
         }
         core.onCancel { task.cancel() }
-    }
-}
-
-extension Core {
-    /// Waits for the outcome through a private dependent, so that cancelling the waiting
-    /// task cancels only that dependent (and this promise only if nothing else needs it).
-    func outcomeAwaitingCancellably() async throws -> Outcome {
-        let waiter = Core(dependingOn: self, settledOn: InlineDispatcher.shared)
-        attach(Handler(dispatcher: InlineDispatcher.shared, dependent: waiter, kind: .link) { outcome in
-            waiter.settle(outcome)
-        })
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                waiter.attach(Handler(dispatcher: InlineDispatcher.shared, dependent: nil, kind: .observer) { outcome in
-                    continuation.resume(returning: outcome)
-                })
-            }
-        } onCancel: {
-            waiter.cancel()
-        }
     }
 }

@@ -6,58 +6,19 @@ public enum CatchPolicy: Sendable {
     case allErrors
 }
 
-extension Core {
-    /// A derived promise settled by a callback on `dispatcher`, with the dispatcher
-    /// resolved (`.default` looked up now).
-    @usableFromInline
-    func derive(on dispatcher: any Dispatcher) -> (Core, any Dispatcher) {
-        let target = resolved(dispatcher)
-        return (Core(dependingOn: self, settledOn: target), target)
-    }
-
-    /// Settles `self` from a callback's result: a thrown error rejects.
-    @inlinable
-    func settle<U>(from body: () throws -> U) {
-        do {
-            settle(.fulfilled(try body()))
-        } catch {
-            settle(.rejected(error))
-        }
-    }
-
-    /// Settles `self` from a callback that returns a promise: adopts it.
-    @inlinable
-    func adopt<U>(from body: () throws -> Promise<U>) {
-        do {
-            follow(try body().core)
-        } catch {
-            settle(.rejected(error))
-        }
-    }
-}
-
-// Every method below registers one handler on this promise and returns a new promise.
-// The callback runs on `dispatcher` (default: `Vow.defaultDispatcher` as it is now),
-// after this promise settles, never inline, never under a lock. If the returned promise
-// is cancelled before the callback starts, the callback never runs (except `finally`).
-// Releasing the returned promise does not unregister the callback.
+// Every method below registers one link on this promise (the engine's link primitive) and
+// returns the link, a new promise. The callback runs on `dispatcher` (default:
+// `Vow.defaultDispatcher` as it is now), after this promise settles, never inline, never
+// under a lock. If the returned promise is cancelled before the callback starts, the
+// callback never runs (except `finally`). Releasing the returned promise does not
+// unregister the callback.
 extension Promise {
     /// Runs `body` with the value; the new promise adopts the promise `body` returns.
     /// A rejection skips `body` and passes through.
     @inlinable @discardableResult
     public func then<U>(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable (T) throws -> Promise<U>) -> Promise<U> {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled(let raw):
-                derived.adopt { try body(try castValue(raw, to: T.self).get()) }
-            case .rejected(let error):
-                derived.settle(.rejected(error))
-            }
-        })
-        return Promise<U>(core: derived)
+        Promise<U>(core: core.link(on: dispatcher, AdoptBody(body)))
     }
 
     /// Runs `body` with the value; its return value fulfils the new promise, a throw
@@ -65,56 +26,33 @@ extension Promise {
     @inlinable @discardableResult
     public func then<U>(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable (T) throws -> U) -> Promise<U> {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled(let raw):
-                derived.settle { try body(try castValue(raw, to: T.self).get()) }
-            case .rejected(let error):
-                derived.settle(.rejected(error))
-            }
-        })
-        return Promise<U>(core: derived)
+        Promise<U>(core: core.link(on: dispatcher, MapBody(body)))
     }
 
     /// Runs `body` with the value; the new promise assimilates the thenable it returns
     /// (Promises/A+ 2.3.3: its `then` is called once, in a job on the default dispatcher).
     @discardableResult
     public func then<P: Thenable & SendableMetatype>(on dispatcher: any Dispatcher = .default,
-                                  _ body: @escaping @Sendable (T) throws -> P) -> Promise<P.Value> {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled(let raw):
-                do {
-                    let thenable: Any = try body(try castValue(raw, to: T.self).get())
-                    derived.resolveProcedure(thenable)
-                } catch {
-                    derived.settle(.rejected(error))
-                }
-            case .rejected(let error):
-                derived.settle(.rejected(error))
-            }
-        })
-        return Promise<P.Value>(core: derived)
+                                                     _ body: @escaping @Sendable (T) throws -> P) -> Promise<P.Value> {
+        Promise<P.Value>(core: core.link(on: dispatcher, ProcedureBody { value -> Any in try body(value) }))
     }
 
     /// Transforms the value (the value-returning `then`).
+    @inlinable
     public func map<U>(on dispatcher: any Dispatcher = .default,
                        _ transform: @escaping @Sendable (T) throws -> U) -> Promise<U> {
         then(on: dispatcher, transform)
     }
 
     /// Chains a promise-returning step (the promise-returning `then`).
+    @inlinable
     public func flatMap<U>(on dispatcher: any Dispatcher = .default,
                            _ transform: @escaping @Sendable (T) throws -> Promise<U>) -> Promise<U> {
         then(on: dispatcher, transform)
     }
 
     /// Consumes the value; the new promise fulfils with `()` when `body` returns.
-    @discardableResult
+    @inlinable @discardableResult
     public func done(on dispatcher: any Dispatcher = .default,
                      _ body: @escaping @Sendable (T) throws -> Void) -> Promise<Void> {
         then(on: dispatcher, body)
@@ -133,18 +71,7 @@ extension Promise {
     /// here does not handle it.
     public func tap(on dispatcher: any Dispatcher = .default,
                     _ body: @escaping @Sendable (Result<T, any Error>) -> Void) -> Promise<T> {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled(let raw):
-                body(castValue(raw, to: T.self))
-            case .rejected(let error):
-                body(.failure(unboxError(error)))
-            }
-            derived.settle(outcome)
-        })
-        return Promise(core: derived)
+        Promise(core: core.link(on: dispatcher, TapBody(body)))
     }
 
     /// Validates the value: passes it on if `predicate` holds, else rejects with `error`.
@@ -162,34 +89,14 @@ extension Promise {
     /// cancellation included. A fulfilment passes through.
     public func recover(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable (any Error) throws -> Promise<T>) -> Promise<T> {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled:
-                derived.settle(outcome)
-            case .rejected(let error):
-                derived.adopt { try body(unboxError(error)) }
-            }
-        })
-        return Promise(core: derived)
+        Promise(core: core.link(on: dispatcher, RecoverBody(.promise(body))))
     }
 
     /// Handles a rejection by returning a replacement value. Receives every error,
     /// cancellation included.
     public func recover(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable (any Error) throws -> T) -> Promise<T> {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled:
-                derived.settle(outcome)
-            case .rejected(let error):
-                derived.settle { try body(unboxError(error)) }
-            }
-        })
-        return Promise(core: derived)
+        Promise(core: core.link(on: dispatcher, RecoverBody(.value(body))))
     }
 
     /// Handles a rejection. With the default policy, cancellation errors are skipped.
@@ -201,21 +108,7 @@ extension Promise {
     public func `catch`(on dispatcher: any Dispatcher = .default,
                         policy: CatchPolicy = .allErrorsExceptCancellation,
                         _ body: @escaping @Sendable (any Error) throws -> Void) -> Promise<Void> {
-        let (derived, target) = core.derive(on: dispatcher)
-        core.attach(Handler(dispatcher: target, dependent: derived, kind: .link) { outcome in
-            guard derived.isPending else { return }
-            switch outcome {
-            case .fulfilled:
-                derived.settle(.fulfilled(()))
-            case .rejected(let error):
-                if policy == .allErrorsExceptCancellation && isCancellation(error) {
-                    derived.settle(outcome)
-                } else {
-                    derived.settle { try body(unboxError(error)) }
-                }
-            }
-        })
-        return Promise<Void>(core: derived)
+        Promise<Void>(core: core.link(on: dispatcher, CatchBody(policy, body)))
     }
 
     /// Runs `body` whatever happened (also after a skipped catch, also when the returned
@@ -223,7 +116,7 @@ extension Promise {
     @discardableResult
     public func finally(on dispatcher: any Dispatcher = .default,
                         _ body: @escaping @Sendable () -> Void) -> Promise<T> {
-        Promise(core: core.finallyLink(on: dispatcher, body))
+        Promise(core: core.link(on: dispatcher, CleanupBody(body)))
     }
 
     /// Another name for `finally`.

@@ -1,61 +1,20 @@
-import Dispatch
-
-/// A one-shot timer on a global queue, cancellable.
-final class OneShotTimer: @unchecked Sendable {
-    // @unchecked: DispatchWorkItem is thread-safe; `item` is set once in init.
-    private let item: DispatchWorkItem
-
-    init(seconds: Double, _ body: @escaping @Sendable () -> Void) {
-        item = DispatchWorkItem(block: body)
-        // NaN and non-positive delays fire at once; +infinity (and anything beyond about
-        // 146 years) is capped, so it never fires in practice.
-        let delay = seconds.isNaN || seconds <= 0 ? 0 : seconds
-        let nanoseconds = min(delay * 1e9, Double(Int.max / 2))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: item)
-    }
-
-    func cancel() { item.cancel() }
-}
-
 /// Fulfils with `()` after `seconds` (at once for zero, negative or NaN). Cancelling it
 /// stops the timer.
 public func after(seconds: Double) -> Promise<Void> {
-    let core = Core()
-    let timer = OneShotTimer(seconds: seconds) { core.settle(.fulfilled(())) }
-    core.onCancel { timer.cancel() }
-    return Promise(core: core)
-}
-
-extension Core {
-    /// Settles like `self` unless `seconds` pass first; then rejects with
-    /// `VowError.Code.timeout` and releases `self` (cancelling it unless something else
-    /// still waits on it).
-    func timeout(seconds: Double) -> Core {
-        let result = Core(dependingOn: self, settledOn: InlineDispatcher.shared)
-        let timer = OneShotTimer(seconds: seconds) { [self] in
-            if result.settle(.rejected(VowError(.timeout, "timed out after \(seconds) s"))) {
-                result.releaseUpstreams([self])
-            }
-        }
-        result.onCancel { timer.cancel() }
-        attach(Handler(dispatcher: InlineDispatcher.shared, dependent: result, kind: .link) { outcome in
-            if result.settle(outcome) { timer.cancel() }
-        })
-        return result
-    }
+    Promise(core: Core.after(seconds: seconds, value: ()))
 }
 
 extension Promise {
     /// Makes a promise of `work`'s result, run on `dispatcher` (default: the background
-    /// pool). Cancelling the promise before `work` starts means it never starts.
+    /// pool). Cancelling the promise before `work` starts means it never starts; if the
+    /// dispatcher drops the work, the promise is cancelled.
     public init(on dispatcher: any Dispatcher = .background, work: @escaping @Sendable () throws -> T) {
         let core = Core()
         self.init(core: core)
-        // If the dispatcher drops the job, the promise is cancelled (JobGuard).
-        submitJob(Job(body: { _ in
+        submitContinuation(ClosureJob({
             guard core.isPending else { return }
             core.settle { try work() }
-        }, outcome: .fulfilled(()), dependent: core), to: resolved(dispatcher))
+        }, onDrop: { core.cancel() }), to: Dispatchers.resolve(dispatcher))
     }
 
     /// Settles like this promise unless `seconds` pass first; then rejects with
@@ -117,11 +76,13 @@ final class RetryAttempt<T>: @unchecked Sendable {
             attemptFailed(error)
             return
         }
-        lock.withLock { current = promise.core }
-        promise.core.attach(Handler(dispatcher: InlineDispatcher.shared, dependent: nil, kind: .observer) { [self] outcome in
-            switch outcome {
-            case .fulfilled: self.result.settle(outcome)
-            case .rejected(let error): self.attemptFailed(error)
+        let attempt = promise.core
+        lock.withLock { current = attempt }
+        attempt.attach(ClosureJob { [self] in
+            if let error = attempt.error {
+                self.attemptFailed(error)
+            } else {
+                self.result.settle(like: attempt)
             }
         })
     }
@@ -129,14 +90,14 @@ final class RetryAttempt<T>: @unchecked Sendable {
     private func attemptFailed(_ error: any Error) {
         let again = lock.withLock { remaining > 0 && !stopped } && !isCancellation(error)
         guard again else {
-            result.settle(.rejected(error))
+            result.reject(error)
             return
         }
         if delay > 0 {
-            let wait = after(seconds: delay)
-            lock.withLock { current = wait.core }
-            wait.core.attach(Handler(dispatcher: InlineDispatcher.shared, dependent: nil, kind: .observer) { [self] outcome in
-                if case .fulfilled = outcome { self.start() } else { self.result.settle(.rejected(error)) }
+            let wait = after(seconds: delay).core
+            lock.withLock { current = wait }
+            wait.attach(ClosureJob { [self] in
+                if wait.isFulfilled { self.start() } else { self.result.reject(error) }
             })
         } else {
             start()

@@ -1,7 +1,7 @@
 /// A typed promise: a value of type `T` that will exist later, or the error that
 /// prevented it.
 ///
-/// `Promise<T>` is a small struct over the shared engine object; copies refer to the
+/// `Promise<T>` is a small struct over the engine's promise object; copies refer to the
 /// same promise, and `AnyPromise(promise)` and C's `vow_promise *` are views of it too.
 /// Callbacks run on a `Dispatcher` (default: the library's serial queue, never the main
 /// queue), never inline in the call that settles the promise or registers them (unless
@@ -27,6 +27,7 @@ public struct Promise<T>: Thenable {
     }
 
     /// A promise already fulfilled with `value`.
+    @inlinable
     public static func value(_ value: T) -> Promise<T> {
         Promise(core: Core(fulfilled: value))
     }
@@ -38,6 +39,7 @@ public struct Promise<T>: Thenable {
 
     /// A pending promise and the resolver that settles it. If the resolver is released
     /// without settling, the promise is rejected with `VowError.Code.broken`.
+    @inlinable
     public static func pending() -> (promise: Promise<T>, resolver: Resolver<T>) {
         let resolver = Resolver<T>(core: Core())
         return (Promise(core: resolver.core), resolver)
@@ -53,15 +55,13 @@ public struct Promise<T>: Thenable {
 
     /// The outcome, or nil while pending. Reading it does not count as handling a rejection.
     public var result: Result<T, any Error>? {
-        switch core.snapshot {
-        case .pending: return nil
-        case .fulfilled(let value): return castValue(value, to: T.self)
-        case .rejected(let error): return .failure(unboxError(error))
-        }
+        if core.isPending { return nil }
+        if let error = core.error { return .failure(unboxError(error)) }
+        return Result { try core.typedValue(T.self) }
     }
 
     /// The error, or nil unless rejected. Reading it does not count as handling it.
-    public var error: (any Error)? { core.rejectionForSwift }
+    public var error: (any Error)? { core.error.map(unboxError) }
 
     /// True if this promise was settled by `cancel()` (or by cancellation travelling
     /// upstream to it).
@@ -76,13 +76,8 @@ public struct Promise<T>: Thenable {
     /// chain needs (say inside a callback on the default dispatcher, waiting on a promise
     /// whose callback is queued there), it throws `VowError.Code.deadlock` at once.
     public func wait() throws -> T {
-        if core.wouldDeadlock() { throw Core.deadlockError }
-        let outcome = core.waitForOutcome(timeout: nil)!
-        core.markHandled()
-        switch outcome {
-        case .fulfilled(let value): return try castValue(value, to: T.self).get()
-        case .rejected(let error): throw unboxError(error)
-        }
+        try core.waitForSwift()
+        return try core.typedValue(T.self)
     }
 
     // MARK: Cancelling
@@ -103,14 +98,16 @@ public struct Promise<T>: Thenable {
     /// callback (a rejection or throw with `onFailure` nil) is reported to
     /// `Vow.unhandledErrorHandler`. `onFailure` receives cancellations too.
     public func then(_ onSuccess: ((T) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
-        core.seedThen(presenting: { try castValue($0, to: T.self).get() }, onSuccess, onFailure)
+        _ = core.link(on: .default, SeedThenBody(onSuccess: onSuccess, onFailure: onFailure) { source in
+            try source.typedValue(T.self)
+        })
     }
 }
 
 extension Promise: Sendable where T: Sendable {}
 
 extension Promise: Resolvable {
-    var resolution: Resolution { .adopt(core) }
+    package var resolution: Resolution { .adopt(core) }
 }
 
 /// Wraps a value that Swift cannot prove `Sendable`, where the library guarantees it is
@@ -121,10 +118,24 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// The typed view of an untyped value: a checked cast, never a crash. A value of another
-/// type rejects with `VowError.Code.type`, naming what was expected and found.
-@inlinable
-func castValue<T>(_ value: Any, to type: T.Type) -> Result<T, any Error> {
-    if let typed = value as? T { return .success(typed) }
-    return Bridging.unbox(value, as: type)
+extension Core {
+    /// The value as a `T`: read directly when the promise holds a `T` (a typed promise
+    /// always does), else converted (C values, untyped values; see `Bridging`). Throws
+    /// the type error for a value of another type. The promise is fulfilled.
+    @inlinable
+    func typedValue<T>(_ type: T.Type) throws -> T {
+        if holds(T.self) { return load(T.self) }
+        return try Bridging.convertedValue(of: self, to: T.self)
+    }
+
+    /// Waits for the promise (Swift's `wait()`): throws the deadlock error where the wait
+    /// could never end, the promise's error if it rejects (which counts as handling it).
+    func waitForSwift() throws {
+        if wouldDeadlock() { throw VowError(EngineError.deadlock) }
+        _ = waitUntilSettled(timeout: nil)
+        if let error {
+            markHandled()
+            throw unboxError(error)
+        }
+    }
 }

@@ -5,20 +5,23 @@
 /// promise is rejected with `VowError.Code.broken`: a forgotten resolver never hangs a
 /// chain. All methods may be called from any thread.
 public final class Resolver<T> {
+    @usableFromInline
     let core: Core
 
+    @usableFromInline
     init(core: Core) { self.core = core }
 
     deinit { core.breakIfResolverUnused() }
 
     /// Fulfils the promise with `value`.
+    @inlinable
     public func fulfill(_ value: T) {
-        _ = core.settleFromResolver(.fulfilled(value))
+        core.fulfilFromResolver(value)
     }
 
     /// Rejects the promise with `error`.
     public func reject(_ error: any Error) {
-        _ = core.settleFromResolver(.rejected(error))
+        core.rejectFromResolver(error)
     }
 
     /// Settles the promise from a `Result`.

@@ -1,18 +1,11 @@
 import Synchronization
 
-/// An error that may stand for cancellation. `catch` skips errors whose `isCancelled` is
-/// true unless its policy is `.allErrors`; the default unhandled-error handler ignores
-/// them. Swift's `CancellationError` counts as cancellation too.
-public protocol CancellableError: Error {
-    var isCancelled: Bool { get }
-}
-
 /// The library's own errors, and every error that comes from C.
 ///
 /// Domain `"vow"` with the codes of C's `enum vow_error_codes`; an error made in C with
 /// `vow_error_new` arrives here as a `VowError` with its domain, code, message and payload.
 /// Match a library error by code: `catch VowError.Code.timeout { ... }`.
-public struct VowError: CancellableError, CustomStringConvertible, @unchecked Sendable {
+public struct VowError: CancellableError, CustomStringConvertible, UnhandledDescribable, @unchecked Sendable {
     // @unchecked: every field is immutable; `payload` is a value the error carries (a C
     // payload is a `VowValue`, itself immutable and thread-safe).
 
@@ -56,6 +49,10 @@ public struct VowError: CancellableError, CustomStringConvertible, @unchecked Se
     public let message: String
     public let payload: Any?
 
+    /// The `vow_error *` this error came from, when it was made in C: crossing back into C
+    /// it is that same handle again (an error keeps its identity across the boundary).
+    var origin: VowErrorBox?
+
     public init(domain: String, code: Int64, message: String, payload: Any? = nil) {
         self.domain = domain
         self.code = code
@@ -82,6 +79,13 @@ public struct VowError: CancellableError, CustomStringConvertible, @unchecked Se
 
     public var description: String { "\(domain) \(code): \(message)" }
 
+    package var unhandledDescription: String { description }
+
+    /// The Swift face of an engine failure: the same code and message, domain "vow".
+    init(_ engine: EngineError) {
+        self.init(domain: VowError.vowDomain, code: engine.code.rawValue, message: engine.message)
+    }
+
     /// The error `cancel()` rejects with.
     public static let cancelledError = VowError(.cancelled, "the promise was cancelled")
 
@@ -97,26 +101,18 @@ public func ~= (pattern: VowError.Code, value: any Error) -> Bool {
     (unboxError(value) as? VowError)?.vowCode == pattern
 }
 
-/// True if `error` stands for cancellation: the library's cancelled error, Swift's
-/// `CancellationError`, a `CancellableError` whose `isCancelled` is true, or a registered
-/// domain/code pair.
-public func isCancellation(_ error: any Error) -> Bool {
-    let error = unboxError(error)
-    if error is CancellationError { return true }
-    if let cancellable = error as? any CancellableError { return cancellable.isCancelled }
-    return false
-}
-
 /// Errors that box another error (a C `vow_error` around a Swift error) expose it here, so
 /// Swift code always sees the original error.
 protocol ErrorBox: Error {
     var boxedError: any Error { get }
 }
 
-/// The error Swift code should see: the original error when it crossed into C and back.
-@inline(__always)
+/// The error Swift code should see: the original error when it crossed into C and back,
+/// and the engine's own failures as `VowError`s.
+@usableFromInline
 func unboxError(_ error: any Error) -> any Error {
     if let box = error as? any ErrorBox { return box.boxedError }
+    if let engine = error as? EngineError { return VowError(engine) }
     return error
 }
 

@@ -79,8 +79,8 @@ struct APlus_2_1 {
         #expect(core.settle(.fulfilled(1)))
         #expect(!core.settle(.fulfilled(2)))
         #expect(!core.settle(.rejected(TestError())))
-        guard case .fulfilled(let raw) = core.snapshot else {
-            Issue.record("expected fulfilled, found \(core.snapshot)")
+        guard case .fulfilled(let raw)? = core.outcome else {
+            Issue.record("expected fulfilled, found \(String(describing: core.outcome))")
             return
         }
         #expect(raw as? Int == 1)

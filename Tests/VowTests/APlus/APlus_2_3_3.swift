@@ -19,7 +19,7 @@ private func source(calls: Counter? = nil,
                     _ method: @escaping @Sendable (_ resolve: @escaping @Sendable (Any) -> Void,
                                                    _ reject: @escaping @Sendable (any Error) -> Void) throws -> Void) -> ScriptedSource {
     ScriptedSource {
-        .success(ThenMethod { resolve, reject in
+        .success(ThenMethod { _, resolve, reject in
             calls?.increment()
             try method(resolve, reject)
         })

@@ -149,7 +149,7 @@ extension BridgingTests {
 
     /// Releases a handle of any kind (by its tag), for cleanup in `Tracker.deinit`.
     static func releaseAny(_ handle: OpaquePointer) {
-        let tag = UnsafeRawPointer(handle).load(fromByteOffset: handleTagOffset, as: UInt64.self)
+        let tag = UnsafeRawPointer(handle).load(fromByteOffset: handleTagOffset, as: UInt32.self)
         switch HandleTag(rawValue: tag) {
         case .value: vow_value_release(handle)
         case .error: vow_error_release(handle)

@@ -128,8 +128,8 @@ struct RaceTests {
                 barrier.arriveAndWait()
                 let won: Bool
                 switch index % 4 {
-                case 0: won = promise.core.settleFromResolver(.fulfilled(index))
-                case 1: won = promise.core.settleFromResolver(.rejected(TestError(index)))
+                case 0: won = promise.core.settle(.fulfilled(index), viaResolver: true)
+                case 1: won = promise.core.settle(.rejected(TestError(index)), viaResolver: true)
                 case 2: won = promise.core.settle(.fulfilled(index))
                 default: won = promise.core.settle(.rejected(TestError(index)))
                 }

@@ -239,8 +239,8 @@ extension ErrorModel {
             // Records every outcome delivered to the timer's promise (an observer is no
             // dependent: it neither keeps the timer alive nor is removed by cancellation).
             let outcomes = Locked<[Bool]>([])
-            timer.core.attach(Handler(dispatcher: InlineDispatcher.shared, dependent: nil, kind: .observer) { outcome in
-                if case .fulfilled = outcome { outcomes.withLock { $0.append(true) } } else { outcomes.withLock { $0.append(false) } }
+            timer.core.attach(ClosureJob { [core = timer.core] in
+                outcomes.withLock { $0.append(core.isFulfilled) }
             })
             let waiting = timer.then { _ in }
             waiting.cancel()   // travels up to `timer`, its only dependent

@@ -59,7 +59,7 @@ extension ErrorModel {
                     if thread == 0 {
                         let (head, resolver) = Promise<Int>.pending()
                         resolver.onCancel { cancels.increment() }
-                        head.core.attach(Handler(dispatcher: InlineDispatcher.shared, dependent: nil, kind: .observer) { _ in
+                        head.core.attach(ClosureJob {
                             outcomesSeen.increment()
                         })
                         heads.withLock { $0.append((head, resolver)) }

@@ -101,7 +101,7 @@ extension ErrorModel {
     /// Waits at most `seconds` for `promise` to settle. nil: it did not (the test then
     /// fails instead of hanging). The wait counts as handling a rejection, like `wait()`.
     static func outcome<T>(of promise: Promise<T>, within seconds: Double = 5) -> Result<T, any Error>? {
-        guard let outcome = promise.core.waitForOutcome(timeout: seconds) else { return nil }
+        guard let outcome = promise.core.outcome(waitingAtMost: seconds) else { return nil }
         promise.core.markHandled()
         switch outcome {
         case .fulfilled(let raw): return castValue(raw, to: T.self)

@@ -17,7 +17,7 @@ enum FFITests {
     /// Waits (bounded) for `promise` and returns its raw outcome: the value as the engine
     /// holds it, or the error as Swift sees it. A rejection seen here counts as handled.
     static func outcome(of promise: AnyPromise, within seconds: Double = Stress.waitSeconds) throws -> Result<Any, any Error> {
-        guard let settled = promise.core.waitForOutcome(timeout: seconds) else {
+        guard let settled = promise.core.outcome(waitingAtMost: seconds) else {
             throw TestTimeout(what: "a thenCall promise")
         }
         switch settled {

@@ -95,12 +95,14 @@ struct ScriptedSource: ThenableSource {
         return lookUp()
     }
 
-    var fulfilmentValue: Any { object }
+    func fulfilmentValue() -> StoredValue { StoredValue(object) }
+
+    func resolution(of y: Any) -> Resolution { Bridging.resolution(of: y) }
 }
 
 /// Wraps a `ThenableSource` so a value of this type enters the resolution procedure the
 /// way a C thenable does (through `Resolvable`).
 struct SourceValue: Resolvable {
     let source: any ThenableSource
-    var resolution: Resolution { .assimilate(source) }
+    package var resolution: Resolution { .assimilate(source) }
 }

@@ -23,7 +23,7 @@ struct UnexpectedFulfilment: Error, CustomStringConvertible {
 /// that check errors do not report them as unhandled.
 func outcome<T>(of promise: Promise<T>, within seconds: Double = Stress.waitSeconds,
                 _ what: String = "a promise") throws -> Result<T, any Error> {
-    guard let settled = promise.core.waitForOutcome(timeout: seconds) else {
+    guard let settled = promise.core.outcome(waitingAtMost: seconds) else {
         throw TestTimeout(what: what)
     }
     switch settled {
@@ -78,4 +78,12 @@ func eventuallyAsync(within seconds: Double = Stress.waitSeconds,
 /// Waits at most `seconds` for a semaphore; true if it was signalled.
 func wait(_ semaphore: DispatchSemaphore, within seconds: Double = Stress.waitSeconds) -> Bool {
     semaphore.wait(timeout: .now() + .milliseconds(Int(seconds * 1000))) == .success
+}
+
+extension Core {
+    /// Waits at most `seconds` for the promise to settle and returns its outcome (nil if
+    /// it did not settle in time). Marks nothing as handled: callers do that.
+    func outcome(waitingAtMost seconds: Double) -> Outcome? {
+        waitUntilSettled(timeout: seconds) ? outcome : nil
+    }
 }

@@ -4,26 +4,26 @@ import Glibc
 
 /// Per-thread state of the engine, reached through a pthread key.
 ///
-/// - the inline trampoline: jobs for the `.inline` dispatcher that were submitted while
-///   another inline job runs on this thread wait here, so settling a long chain inline is
-///   a loop, not a recursion;
-/// - the dispatcher whose job this thread is running (deadlock detection in `wait()`);
-/// - the deferred-release list: handlers of pending promises that were deallocated,
+/// - the inline trampoline: continuations for the `.inline` dispatcher (and adoptions)
+///   that were scheduled while another runs on this thread wait here, so settling a long
+///   chain inline is a loop, not a recursion;
+/// - the serial dispatcher whose job this thread is running (deadlock detection);
+/// - the deferred-release list: handler lists of pending promises that were freed,
 ///   dropped one by one in a loop so that freeing a long pending chain never recurses.
 ///
 /// Only its own thread touches a `ThreadState`.
-final class ThreadState {
-    @exclusivity(unchecked) var inlineJobs: [Job] = []
+@usableFromInline package final class ThreadState {
+    @exclusivity(unchecked) var inlineQueue: [Continuation] = []
     @exclusivity(unchecked) var inlineActive = false
 
-    /// The dispatcher whose job runs on this thread now (nil outside jobs, and for
+    /// The serial dispatcher whose job runs on this thread now (nil outside jobs, and for
     /// concurrent dispatchers).
-    @exclusivity(unchecked) var runningSerialDispatcher: ObjectIdentifier?
+    @exclusivity(unchecked) package var runningSerialDispatcher: ObjectIdentifier?
 
     @exclusivity(unchecked) var releasing = false
-    @exclusivity(unchecked) var deferredReleases: [Handler] = []
+    @exclusivity(unchecked) var deferredReleases: [HandlerList] = []
 
-    static var current: ThreadState {
+    @usableFromInline package static var current: ThreadState {
         if let raw = pthread_getspecific(threadStateKey) {
             return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue()
         }
@@ -35,19 +35,28 @@ final class ThreadState {
     /// Drops `handlers` (and everything they hold) without recursion: when dropping one
     /// frees a pending promise whose deinit hands its own handlers here, those are
     /// appended and dropped by the outermost call's loop.
-    static func release(_ handlers: consuming [Handler]) {
+    static func release(_ handlers: consuming HandlerList) {
         let state = current
         if state.releasing {
-            state.deferredReleases.append(contentsOf: handlers)
+            state.deferredReleases.append(handlers)
             return
         }
         state.releasing = true
-        var batch = handlers
+        var batch = [handlers]
         while !batch.isEmpty {
             batch.removeAll()  // may run deinits that append to deferredReleases
             swap(&batch, &state.deferredReleases)
         }
         state.releasing = false
+    }
+
+    /// Runs `body` marking this thread as running a job of the serial dispatcher `id`.
+    @usableFromInline package static func running<R>(serialDispatcher id: ObjectIdentifier?, _ body: () throws -> R) rethrows -> R {
+        let state = current
+        let outer = state.runningSerialDispatcher
+        state.runningSerialDispatcher = id
+        defer { state.runningSerialDispatcher = outer }
+        return try body()
     }
 }
 

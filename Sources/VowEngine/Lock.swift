@@ -17,13 +17,13 @@ import Darwin
 /// Rule for every user: never call user code, and never drop the last reference to a
 /// promise, while holding it (a dropped promise may report an unhandled error, which is
 /// user code). Move values out under the lock, act on them after `unlock()`.
-struct VowLock: ~Copyable, Sendable {
+@usableFromInline package struct VowLock: ~Copyable, Sendable {
     private let word = Atomic<UInt32>(0)
 
-    init() {}
+    @usableFromInline package init() {}
 
     @inline(__always)
-    func lock() {
+    @usableFromInline package func lock() {
         if word.compareExchange(expected: 0, desired: 1, successOrdering: .acquiring, failureOrdering: .relaxed).exchanged {
             return
         }
@@ -54,12 +54,12 @@ struct VowLock: ~Copyable, Sendable {
     /// while a third replaced the handler; `Tests/C/test_unhandled.c`, "handler swap
     /// race".) On x86 and arm64 the exchange costs one instruction, like the store.
     @inline(__always)
-    func unlock() {
+    @usableFromInline package func unlock() {
         _ = word.exchange(0, ordering: .releasing)
     }
 
     @inline(__always)
-    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    @usableFromInline package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }
         return try body()
@@ -68,16 +68,29 @@ struct VowLock: ~Copyable, Sendable {
 
 /// A value guarded by a `VowLock`, for process-wide settings (the default dispatcher, the
 /// unhandled-error handler, the cancellation registry).
-final class Locked<Value>: @unchecked Sendable {
+@usableFromInline package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written inside `lock`.
     private let lock = VowLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    @usableFromInline package init(_ value: Value) { self.value = value }
 
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    @usableFromInline package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
     }
+}
+
+/// A boolean that any thread may read and set (a fast "is anything set?" check in front of
+/// a `Locked` setting).
+@usableFromInline package final class AtomicFlag: Sendable {
+    @usableFromInline let value = Atomic<Bool>(false)
+
+    @usableFromInline package init() {}
+
+    @inlinable
+    package var isSet: Bool { value.load(ordering: .acquiring) }
+
+    @usableFromInline package func set(_ newValue: Bool) { value.store(newValue, ordering: .releasing) }
 }

@@ -4,14 +4,15 @@ import Dispatch
 ///
 /// Every closure-taking method of `Promise` takes `on: Dispatcher` (default `.default`).
 /// A dispatcher runs each submitted piece of work exactly once, later, or drops it
-/// (releasing it) if it has been shut down. The same protocol is C's `vow_dispatcher`:
-/// a dispatcher made in C with `vow_dispatcher_new` is a `Dispatcher` here, and a Swift
-/// dispatcher can be handed to C.
+/// (releases it without running it) if it has been shut down: then the promise that work
+/// would have settled is cancelled, so a chain on a dispatcher that went away ends instead
+/// of hanging. The same protocol is C's `vow_dispatcher`: a dispatcher made in C with
+/// `vow_dispatcher_new` is a `Dispatcher` here, and a Swift dispatcher can be handed to C.
 ///
 /// Built-in dispatchers:
-/// - `.default`: the current default (`Vow.defaultDispatcher`), which unless replaced is
-///   one serial queue owned by the library. It is never the main queue: a Linux program or
-///   a C host does not drain the main queue.
+/// - `.default`: the current default (`VowRuntime.defaultDispatcher`), which unless
+///   replaced is one serial queue owned by the library. It is never the main queue: a Linux
+///   program or a C host does not drain the main queue.
 /// - `.inline`: runs callbacks on the thread that settles the promise, or at once when
 ///   attaching to a settled promise (PromiseKit's "zalgo"). Chosen on purpose only.
 /// - `.background`: a concurrent pool (Dispatch's global queue).
@@ -31,8 +32,8 @@ extension Dispatcher {
 }
 
 extension Dispatcher where Self == DefaultDispatcher {
-    /// The current default dispatcher (`Vow.defaultDispatcher`), looked up when a callback
-    /// is registered.
+    /// The current default dispatcher (`VowRuntime.defaultDispatcher`), looked up when a
+    /// callback is registered.
     public static var `default`: DefaultDispatcher { DefaultDispatcher.shared }
 }
 
@@ -47,41 +48,44 @@ extension Dispatcher where Self == BackgroundDispatcher {
     public static var background: BackgroundDispatcher { BackgroundDispatcher.shared }
 }
 
-/// The placeholder `.default` stands for: the dispatcher set in `Vow.defaultDispatcher`
-/// at the moment a callback is registered.
+/// The placeholder `.default` stands for: the dispatcher set in
+/// `VowRuntime.defaultDispatcher` at the moment a callback is registered.
 public final class DefaultDispatcher: Dispatcher {
-    static let shared = DefaultDispatcher()
+    @usableFromInline package static let shared = DefaultDispatcher()
     private init() {}
 
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
-        Vow.currentDefaultDispatcher.dispatch(work)
+        Dispatchers.currentDefault.dispatch(work)
     }
-    public var isSerial: Bool { Vow.currentDefaultDispatcher.isSerial }
+    public var isSerial: Bool { Dispatchers.currentDefault.isSerial }
 }
 
 /// Runs work on the thread that submits it; nested submissions on the same thread are
 /// queued and run in order by the outermost call (a loop, never a recursion).
 public final class InlineDispatcher: Dispatcher {
-    static let shared = InlineDispatcher()
+    @usableFromInline package static let shared = InlineDispatcher()
     private init() {}
 
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
-        InlineDispatcher.run(Job(body: { _ in work() }, outcome: .fulfilled(())))
+        InlineDispatcher.run(ClosureJob(work))
     }
 
-    static func run(_ job: Job) {
+    /// Runs `continuation` on this thread, after the inline work already running here
+    /// (the per-thread trampoline).
+    @usableFromInline
+    static func run(_ continuation: Continuation) {
         let state = ThreadState.current
         if state.inlineActive {
-            state.inlineJobs.append(job)
+            state.inlineQueue.append(continuation)
             return
         }
         state.inlineActive = true
-        job.run()
-        // Jobs queued meanwhile run in batches, in order; each batch is released once it
-        // ran, so a long inline chain does not keep every finished job alive until the end.
-        var batch: [Job] = []
-        while !state.inlineJobs.isEmpty {
-            swap(&batch, &state.inlineJobs)
+        continuation.run()
+        // Work queued meanwhile runs in batches, in order; each batch is released once it
+        // ran, so a long inline chain does not keep every finished link alive to the end.
+        var batch: [Continuation] = []
+        while !state.inlineQueue.isEmpty {
+            swap(&batch, &state.inlineQueue)
             for next in batch { next.run() }
             batch.removeAll(keepingCapacity: batch.capacity <= 1024)
         }
@@ -91,7 +95,7 @@ public final class InlineDispatcher: Dispatcher {
 
 /// A concurrent pool: Dispatch's global queue.
 public final class BackgroundDispatcher: Dispatcher {
-    static let shared = BackgroundDispatcher()
+    @usableFromInline package static let shared = BackgroundDispatcher()
     private init() {}
     let queue = DispatchQueue.global()
 
@@ -122,39 +126,49 @@ extension DispatchQueue: Dispatcher {
     }
 }
 
-/// Submits a job to its dispatcher, with direct paths for the library's own dispatchers
-/// (no allocation and no dynamic cast for the default serial queue and inline).
-@inline(__always)
-func submitJob(_ job: Job, to dispatcher: any Dispatcher) {
-    if dispatcher === Vow.librarySerial {
-        Vow.librarySerial.enqueue(job)
+/// A dispatcher that takes the engine's continuations directly, without wrapping them in a
+/// closure (the library's serial queues; C's host dispatchers). It must run each one once
+/// (`run()`) or drop it once (`dropped()`).
+@usableFromInline package protocol ContinuationSink: AnyObject {
+    func submit(_ continuation: Continuation)
+}
+
+/// Hands `continuation` to `dispatcher`, with direct paths for the library's own
+/// dispatchers (no allocation for the default serial queue and inline). Called outside
+/// every lock (dispatchers may be user code).
+@usableFromInline
+package func submitContinuation(_ continuation: Continuation, to dispatcher: any Dispatcher) {
+    if dispatcher === Dispatchers.librarySerial {
+        Dispatchers.librarySerial.submit(continuation)
     } else if dispatcher === InlineDispatcher.shared {
-        InlineDispatcher.run(job)
+        InlineDispatcher.run(continuation)
     } else if let queue = dispatcher as? SerialDispatcher {
-        queue.enqueue(job)
+        queue.submit(continuation)
+    } else if let sink = dispatcher as? any ContinuationSink {
+        sink.submit(continuation)
     } else {
-        let guarded = JobGuard(job)
+        let guarded = DropGuard(continuation)
         dispatcher.dispatch { guarded.run() }
     }
 }
 
-/// Schedules a handler with the outcome it receives. Called after the promise's lock was
-/// released (dispatchers may be user code).
-@inline(__always)
-func schedule(_ handler: consuming Handler, _ outcome: Outcome) {
-    let dispatcher = handler.dispatcher
-    if dispatcher === Vow.librarySerial {
-        Vow.librarySerial.enqueue(Job(body: handler.body, outcome: outcome))
-    } else if dispatcher === InlineDispatcher.shared {
-        InlineDispatcher.run(Job(body: handler.body, outcome: outcome))
-    } else {
-        submitJob(Job(body: handler.body, outcome: outcome, dependent: handler.dependent), to: dispatcher)
-    }
-}
+/// Hands a continuation to a dispatcher that is not the library's own: runs it at most
+/// once, and if the dispatcher releases it without running it (the `Dispatcher` contract
+/// allows dropping work), tells the continuation it was dropped (a link then cancels its
+/// promise).
+final class DropGuard: @unchecked Sendable {
+    // @unchecked: `continuation` is taken once, by `run` or by `deinit`.
+    private var continuation: Continuation?
 
-/// Resolves the `.default` placeholder to the dispatcher callbacks will really use, at
-/// registration time.
-@inline(__always)
-func resolved(_ dispatcher: any Dispatcher) -> any Dispatcher {
-    dispatcher === DefaultDispatcher.shared ? Vow.currentDefaultDispatcher : dispatcher
+    init(_ continuation: Continuation) { self.continuation = continuation }
+
+    func run() {
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.run()
+    }
+
+    deinit {
+        continuation?.dropped()
+    }
 }

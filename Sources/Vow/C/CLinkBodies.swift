@@ -1,0 +1,182 @@
+import CVow
+
+// The C callbacks of links (vow_then, vow_catch, vow_finally, vow_dispatch): the function
+// pointers, `ctx` and `destroy` live inside the link object itself (no object of their
+// own). The engine disposes a body exactly once: after the callback ran, or as soon as it
+// is certain it never will (the link was cancelled, a dispatcher dropped it, it was
+// freed); `dispose` runs `destroy(ctx)` then.
+
+/// A C `destroy` function for a context pointer.
+typealias CDestroy = @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+/// A C callback of a link: value and error callbacks (either may be NULL: the outcome
+/// passes through), with the catch policy.
+struct CLinkBody: LinkBody, @unchecked Sendable {
+    // @unchecked: `ctx` is the C caller's; the header makes it their promise that `ctx` may
+    // be used on the dispatcher's thread and destroyed on any thread.
+    let onValue: vow_on_value?
+    let onError: vow_on_error?
+    /// `vow_catch`'s default policy: a cancellation passes through unseen.
+    let skipsCancellation: Bool
+    /// `vow_dispatch`: the value callback gets NULL instead of the (NULL) value.
+    let passesNoValue: Bool
+    var context: CContext
+
+    init(onValue: vow_on_value?, onError: vow_on_error?, skipsCancellation: Bool = false,
+         passesNoValue: Bool = false, _ context: consuming CContext) {
+        self.onValue = onValue
+        self.onError = onError
+        self.skipsCancellation = skipsCancellation
+        self.passesNoValue = passesNoValue
+        self.context = context
+    }
+
+    func run(from source: Core?, settling link: Core) {
+        guard let source else { return }
+        if source.isRejected {
+            let error = source.error!
+            guard let onError, !(skipsCancellation && isCancellation(error)) else {
+                link.settle(like: source)
+                return
+            }
+            link.settle(from: callErrorCallback(onError, context.ctx, source.cError))
+        } else {
+            guard let onValue else {
+                link.settle(like: source)
+                return
+            }
+            link.settle(from: callValueCallback(onValue, context.ctx, passesNoValue ? nil : source.cValue))
+        }
+    }
+
+    mutating func dispose() { context.destroyNow() }
+}
+
+/// A C `finally` callback: `fn(ctx)` whatever happened, then the link settles like the
+/// source.
+struct CFinallyBody: LinkBody, @unchecked Sendable {
+    // @unchecked: see `CLinkBody`.
+    let fn: CDestroy
+    var context: CContext
+
+    init(_ fn: CDestroy, _ context: consuming CContext) {
+        self.fn = fn
+        self.context = context
+    }
+
+    static var isCleanup: Bool { true }
+
+    func run(from source: Core?, settling link: Core) {
+        fn(context.ctx)
+        if let source { link.settle(like: source) }
+    }
+
+    mutating func dispose() { context.destroyNow() }
+}
+
+/// A C `ctx` and its `destroy`, run at most once (`destroyNow`). Kept inside link bodies.
+struct CContext: @unchecked Sendable {
+    // @unchecked: see `CLinkBody`.
+    let ctx: UnsafeMutableRawPointer?
+    private var destroy: CDestroy?
+
+    init(_ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?) {
+        self.ctx = ctx
+        self.destroy = destroy
+    }
+
+    /// Runs `destroy(ctx)` if it has not run yet.
+    mutating func destroyNow() {
+        let destroy = self.destroy
+        self.destroy = nil
+        destroy?(ctx)
+    }
+}
+
+/// A C `ctx` and its `destroy` owned by a closure (cancel handlers, the unhandled-error
+/// handler, a dispatcher's host): `destroy` runs once, when the last reference goes.
+final class CCallback: @unchecked Sendable {
+    // @unchecked: immutable; see `CLinkBody`.
+    let ctx: UnsafeMutableRawPointer?
+    private let destroy: CDestroy?
+    /// A plain `fn(ctx)` (cancel handlers).
+    let plain: CDestroy?
+
+    init(ctx: UnsafeMutableRawPointer?, destroy: CDestroy?, plain: CDestroy? = nil) {
+        self.ctx = ctx
+        self.destroy = destroy
+        self.plain = plain
+    }
+
+    deinit { destroy?(ctx) }
+}
+
+/// The outcome slot behind a `vow_result *`: lives on the stack of the job that runs the
+/// callback, valid only during the call. `vow_result_return` / `_throw` fill it (the value
+/// or error retained; setting again releases the earlier one).
+struct VowResultSlot {
+    enum Outcome {
+        case unset
+        case returned(VowValue)
+        case threw(VowErrorBox)
+    }
+
+    /// Marks a live slot, so a stray pointer passed as `vow_result *` is refused.
+    var magic: UInt64 = VowResultSlot.liveMagic
+    var outcome: Outcome = .unset
+
+    static let liveMagic: UInt64 = 0x746c_7573_2d77_6f76  // "vow-sult"
+    static let magicOffset = MemoryLayout<VowResultSlot>.offset(of: \.magic)!
+
+    /// The slot behind `out`, or nil (with a diagnostic) if `out` is not a live slot.
+    static func from(_ out: OpaquePointer?, in function: StaticString) -> UnsafeMutablePointer<VowResultSlot>? {
+        guard let out else { return nil }
+        let raw = UnsafeMutableRawPointer(out)
+        guard raw.load(fromByteOffset: magicOffset, as: UInt64.self) == liveMagic else {
+            writeDiagnostic("vow: \(function): expected the vow_result of a running callback")
+            return nil
+        }
+        return raw.assumingMemoryBound(to: VowResultSlot.self)
+    }
+}
+
+extension Core {
+    /// Settles this (derived) promise from what a C callback left in its slot: nothing is
+    /// the NULL value, a returned value runs the resolution procedure, a thrown error
+    /// rejects.
+    func settle(from slot: VowResultSlot.Outcome) {
+        switch slot {
+        case .unset: fulfil(VowValue.sharedNull)
+        case .returned(let value): resolve(value, as: value.resolution)
+        case .threw(let error): reject(error)
+        }
+    }
+}
+
+/// Calls a value callback with a fresh slot and returns what it left there.
+@inline(__always)
+func callValueCallback(_ function: vow_on_value, _ ctx: UnsafeMutableRawPointer?,
+                       _ value: VowValue?) -> VowResultSlot.Outcome {
+    var slot = VowResultSlot()
+    withUnsafeMutablePointer(to: &slot) { pointer in
+        withExtendedLifetime(value) {
+            function(ctx, value?.borrowedHandle, OpaquePointer(pointer))
+        }
+        pointer.pointee.magic = 0
+    }
+    return slot.outcome
+}
+
+/// Calls an error callback with a fresh slot and returns what it left there.
+@inline(__always)
+func callErrorCallback(_ function: vow_on_error, _ ctx: UnsafeMutableRawPointer?,
+                       _ error: VowErrorBox) -> VowResultSlot.Outcome {
+    var slot = VowResultSlot()
+    withUnsafeMutablePointer(to: &slot) { pointer in
+        withExtendedLifetime(error) {
+            function(ctx, error.borrowedHandle, OpaquePointer(pointer))
+        }
+        pointer.pointee.magic = 0
+    }
+    return slot.outcome
+}

@@ -1,0 +1,96 @@
+import Synchronization
+
+/// Something the engine runs later: a link of a chain, an adoption, a waiter, a piece of
+/// combinator bookkeeping, a closure submitted to a dispatcher.
+///
+/// One type for all of them, as libdispatch has one continuation type: handler lists and
+/// job queues hold `Continuation` references (one word each), so a link that is the derived
+/// promise of a `then` is registered and queued without any allocation of its own.
+///
+/// Threads: `schedule()` is called by whoever settled the promise this continuation waits
+/// on, outside every lock; `run()` is called once, on the continuation's dispatcher.
+///
+/// The first stored word is `tag` (a type tag that foreign code, a C handle check, reads at
+/// `Continuation.tagOffset` without retaining the object) and `word`, an atomic 32-bit
+/// state word: `Core` keeps its lock bit and flags there; other continuations use it as
+/// they like.
+@usableFromInline package class Continuation: @unchecked Sendable {
+    // @unchecked: subclasses guard their mutable state with `word` (see each of them).
+
+    /// The type tag. Set once in `init`, overwritten with `Continuation.releasedTag` in
+    /// `deinit`, so a handle used after its last release is usually caught.
+    @usableFromInline package final var tag: UInt32
+    /// The atomic state word (lock bit and flags for a promise).
+    @usableFromInline package final let word = Atomic<UInt32>(0)
+
+    @usableFromInline package init(tag: UInt32) {
+        self.tag = tag
+    }
+
+    deinit {
+        tag = Continuation.releasedTag
+    }
+
+    /// Hands the continuation to where it runs. Called outside every lock, at most once per
+    /// registration. The default runs it on the calling thread through the per-thread
+    /// inline queue (never recursively).
+    @usableFromInline package func schedule() {
+        InlineDispatcher.run(self)
+    }
+
+    /// Does the work. Called once per scheduling, on the continuation's dispatcher, with no
+    /// library lock held.
+    @usableFromInline package func run() {}
+
+    /// A dispatcher released this continuation without running it (the `Dispatcher`
+    /// contract allows dropping work; C's `vow_job_drop`). The default does nothing; a link
+    /// cancels the promise it would have settled.
+    @usableFromInline package func dropped() {}
+
+    /// The promise this continuation settles when it runs, if any: it counts as a
+    /// dependent of the promise it is registered on (for cancellation).
+    @usableFromInline package var dependentPromise: Core? { nil }
+
+    /// True for a link whose body is cleanup (`finally`): it stays registered when its
+    /// promise is cancelled, and runs anyway.
+    @usableFromInline package var isCleanupLink: Bool { false }
+
+    /// Called when the continuation was removed from the promise it waited on and will
+    /// never run (its promise was cancelled): lets go of what it captured.
+    @usableFromInline package func disposeUnrun() {}
+
+    /// Where `tag` lives: right after the Swift object header (isa and reference counts,
+    /// two words on 64-bit platforms). Checked by a test.
+    @usableFromInline package static let tagOffset = 2 * MemoryLayout<UInt>.size
+
+    /// The tag of a released object ("dead").
+    @usableFromInline package static let releasedTag: UInt32 = 0x6461_6564
+    /// The tag of continuations that are not promises ("cont").
+    @usableFromInline package static let continuationTag: UInt32 = 0x746e_6f63
+}
+
+/// A closure to run on a dispatcher: `Dispatcher.dispatch` on the library's own queues,
+/// cancel handlers, the thenable procedure's job.
+@usableFromInline package final class ClosureJob: Continuation, @unchecked Sendable {
+    // @unchecked: `body` is set in init and taken once, by `run` or `dropped` (the
+    // dispatcher calls exactly one of them, once).
+    private var body: (@Sendable () -> Void)?
+    private let onDrop: (@Sendable () -> Void)?
+
+    @usableFromInline package init(_ body: @escaping @Sendable () -> Void, onDrop: (@Sendable () -> Void)? = nil) {
+        self.body = body
+        self.onDrop = onDrop
+        super.init(tag: Continuation.continuationTag)
+    }
+
+    @usableFromInline package override func run() {
+        let body = self.body
+        self.body = nil
+        body?()
+    }
+
+    @usableFromInline package override func dropped() {
+        body = nil
+        onDrop?()
+    }
+}

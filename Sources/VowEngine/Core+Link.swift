@@ -1,0 +1,192 @@
+/// The link: the one thing every chaining operator of every face does.
+///
+/// `source.link(on: dispatcher, body)` makes the derived promise, which carries its own
+/// callback (`body`) and dispatcher: one object per link. The source's handler list holds
+/// it; when the source settles the link is scheduled on its dispatcher and runs `body`,
+/// which settles the link. The link owns the rest of the protocol, so no face repeats it:
+/// the pending check (a cancelled link never runs a value/error body), the cancellation
+/// bookkeeping (a link counts as a dependent of its source), disposing the body exactly
+/// once (after it ran, or as soon as it is certain it never will), and adoption (a body
+/// may make the link follow another promise; the link then settles inline as that one
+/// does).
+@usableFromInline package protocol LinkBody {
+    /// Runs once, on the link's dispatcher, after `source` settled, and settles `link`
+    /// from it (fulfil, reject, `settle(like:)`, `follow`, the resolution procedure).
+    /// `source` is nil only for a cleanup body whose link was cancelled first (there is
+    /// nothing left to settle then).
+    func run(from source: Core?, settling link: Core)
+
+    /// Cleanup bodies (`finally`) run even when their link was cancelled; other bodies
+    /// never run then.
+    static var isCleanup: Bool { get }
+
+    /// Lets go of what the body captured (a C callback's `destroy` runs here). The engine
+    /// calls it once: right after `run`, or as soon as it is certain `run` never will
+    /// (the link was cancelled before it ran, a dispatcher dropped it, it was freed).
+    mutating func dispose()
+}
+
+extension LinkBody {
+    @inlinable
+    package static var isCleanup: Bool { false }
+}
+
+/// A derived promise that carries its callback: see `LinkBody`.
+///
+/// Threads: made and attached by the caller of the operator; `schedule` runs on the thread
+/// that settles the source; `run` on the dispatcher. `body` is touched only by whoever
+/// claimed it (the `bodyTaken` flag, set under the lock): `run` or the disposal path.
+@usableFromInline package final class Link<Body: LinkBody>: Core, @unchecked Sendable {
+    // @unchecked: see `Core`; `body` is owned by whoever set `bodyTaken`.
+
+    /// Where the body runs: the dispatcher (the `.default` placeholder already resolved)
+    /// until the link is handed to it; from then on only its identity if it is serial
+    /// (for deadlock detection). The link lets go of the dispatcher when it schedules
+    /// itself, because a dispatcher holding the queued link while the link holds the
+    /// dispatcher would keep both alive if the dispatcher were abandoned with work queued.
+    @exclusivity(unchecked) @usableFromInline var target: LinkTarget
+    @exclusivity(unchecked) @usableFromInline var body: Body
+
+    @inlinable
+    package init(source: Core, on dispatcher: any Dispatcher, body: consuming Body) {
+        target = .waiting(dispatcher)
+        self.body = body
+        super.init()
+        back = .one(source)
+    }
+
+    deinit {
+        if !flags.contains(.bodyTaken) { body.dispose() }
+    }
+
+    @usableFromInline package override func schedule() {
+        var flags = lock()
+        if flags.contains(.adopting) {
+            unlock(flags)
+            InlineDispatcher.run(self)
+            return
+        }
+        guard case .waiting(let dispatcher) = target else {
+            unlock(flags)
+            return
+        }
+        target = .scheduled(serial: Dispatchers.serialIdentity(of: dispatcher))
+        unlock(flags)
+        flags = []
+        submitContinuation(self, to: dispatcher)
+    }
+
+    @usableFromInline package override func run() {
+        var flags = lock()
+        if flags.contains(.adopting) {
+            let source = flags.contains(.settled) ? nil : back.upstream
+            unlock(flags)
+            if let source { settle(like: source) }
+            return
+        }
+        guard !flags.contains(.bodyTaken) else {
+            unlock(flags)
+            return
+        }
+        flags.insert(.bodyTaken)
+        let pending = !flags.contains(.settled)
+        let source = pending ? back.upstream : nil
+        unlock(flags)
+        if pending || Body.isCleanup {
+            body.run(from: source, settling: self)
+        }
+        body.dispose()
+    }
+
+    /// The dispatcher released the link without running it: its body never runs (it is
+    /// disposed now) and the link is cancelled, so the chain behind it ends.
+    @usableFromInline package override func dropped() {
+        disposeUnrun()
+        cancel()
+    }
+
+    @usableFromInline package override var isCleanupLink: Bool { Body.isCleanup }
+
+    /// Disposes the body if nobody ran or disposed it yet (the link was cancelled and
+    /// removed from its source, or dropped).
+    @usableFromInline package override func disposeUnrun() {
+        var flags = lock()
+        guard !flags.contains(.bodyTaken) else {
+            unlock(flags)
+            return
+        }
+        flags.insert(.bodyTaken)
+        unlock(flags)
+        body.dispose()
+    }
+
+    /// Where this link's body will run, for deadlock detection (nil once it adopts). The
+    /// caller holds the lock.
+    @usableFromInline package override var settlingTarget: LinkTarget? {
+        flags.contains(.adopting) ? nil : target
+    }
+}
+
+/// Where a link runs (see `Link.target`).
+@usableFromInline
+package enum LinkTarget {
+    /// Not handed to its dispatcher yet.
+    case waiting(any Dispatcher)
+    /// Handed to a dispatcher: its identity if it is serial.
+    case scheduled(serial: ObjectIdentifier?)
+}
+
+extension Core {
+    /// The link primitive: registers `body` to run on `dispatcher` once this promise
+    /// settles, and returns the derived promise, which `body` settles. `dispatcher` may be
+    /// the `.default` placeholder: it is resolved now, when the link is made.
+    @inlinable
+    package final func link<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body) -> Link<Body> {
+        let link = Link(source: self, on: Dispatchers.resolve(dispatcher), body: body)
+        attach(link)
+        return link
+    }
+}
+
+/// A link body that is a closure: for operators that need no typed storage of their own
+/// (their closure captures what they need). `run` gets the source (nil: see `LinkBody`)
+/// and the link to settle.
+@usableFromInline package struct ClosureBody: LinkBody {
+    @usableFromInline var body: (@Sendable (Core?, Core) -> Void)?
+
+    @inlinable
+    package init(_ body: @escaping @Sendable (_ source: Core?, _ link: Core) -> Void) {
+        self.body = body
+    }
+
+    @inlinable
+    package func run(from source: Core?, settling link: Core) {
+        body?(source, link)
+    }
+
+    @inlinable
+    package mutating func dispose() { body = nil }
+}
+
+/// A cleanup body (`finally`): runs `cleanup` whatever happened, also when the link was
+/// cancelled, then settles the link as the source did.
+@usableFromInline package struct CleanupBody: LinkBody {
+    @usableFromInline var cleanup: (@Sendable () -> Void)?
+
+    @inlinable
+    package init(_ cleanup: @escaping @Sendable () -> Void) {
+        self.cleanup = cleanup
+    }
+
+    @inlinable
+    package static var isCleanup: Bool { true }
+
+    @inlinable
+    package func run(from source: Core?, settling link: Core) {
+        cleanup?()
+        if let source { link.settle(like: source) }
+    }
+
+    @inlinable
+    package mutating func dispose() { cleanup = nil }
+}

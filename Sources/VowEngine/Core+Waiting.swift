@@ -1,0 +1,100 @@
+import Dispatch
+import Synchronization
+
+/// Waiting: blocking (`wait()`, `vow_wait`), awaiting (`await promise.value`), and the
+/// deadlock detection that keeps a wait from hanging where it could never end.
+extension Core {
+    /// Blocks the calling thread until the promise settles or `timeout` (seconds; nil: no
+    /// limit) runs out. Returns false on time-out. A waiter does not count as a handler: a
+    /// wait that timed out leaves the promise the end of its branch (its rejection is
+    /// reported if nobody else handles it); the caller marks a rejection it saw as handled.
+    /// The caller checks `wouldDeadlock()` first.
+    @usableFromInline package final func waitUntilSettled(timeout: Double?) -> Bool {
+        if !isPending { return true }
+        let waiter = Waiter()
+        attach(waiter, countsAsHandler: false)
+        if let timeout {
+            let nanoseconds = timeout >= 9e9 ? Int.max / 2 : Int(max(0, timeout) * 1e9)
+            if waiter.semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
+                detach(waiter)
+                return !isPending
+            }
+        } else {
+            waiter.semaphore.wait()
+        }
+        return true
+    }
+
+    /// True when the calling thread runs a job of a serial dispatcher that settling this
+    /// promise needs: a wait here could never end.
+    @usableFromInline package final func wouldDeadlock() -> Bool {
+        guard let running = ThreadState.current.runningSerialDispatcher else { return false }
+        return settlementNeeds(running)
+    }
+
+    /// Deadlock detection: true if settling this promise needs a job on the serial
+    /// dispatcher `id`, either for this promise or for one it waits on.
+    @usableFromInline package final func settlementNeeds(_ id: ObjectIdentifier) -> Bool {
+        var current: Core = self
+        while true {
+            let flags = current.lock()
+            guard !flags.contains(.settled) else {
+                current.unlock(flags)
+                return false
+            }
+            let next = current.back.upstream
+            let recorded = current.back.existingExtras?.settler
+            let target = current.settlingTarget
+            current.unlock(flags)
+            if recorded == id { return true }
+            switch target {
+            case .waiting(let dispatcher)?: if Dispatchers.serialIdentity(of: dispatcher) == id { return true }
+            case .scheduled(let serial)?: if serial == id { return true }
+            case nil: break
+            }
+            guard let next else { return false }
+            current = next
+        }
+    }
+
+    /// Waits for the promise through a private dependent, so that cancelling the waiting
+    /// task cancels only that dependent (and this promise only if nothing else needs it).
+    /// Returns the settled dependent (it settled as this promise did, or was cancelled).
+    /// The awaiting task receives the outcome, so a rejection counts as handled.
+    @usableFromInline package final func settledAwaitingCancellably() async -> Core {
+        let waiter = link(on: InlineDispatcher.shared, ClosureBody { source, link in
+            if let source { link.settle(like: source) }
+        })
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiter.attach(ResumingWaiter(continuation))
+            }
+        } onCancel: {
+            waiter.cancel()
+        }
+        return waiter
+    }
+}
+
+/// A blocked thread waiting for a promise: signalled inline when it settles.
+final class Waiter: Continuation, @unchecked Sendable {
+    // @unchecked: the semaphore is thread-safe.
+    let semaphore = DispatchSemaphore(value: 0)
+
+    init() { super.init(tag: Continuation.continuationTag) }
+
+    override func run() { semaphore.signal() }
+}
+
+/// An awaiting task: resumed inline when the promise settles.
+final class ResumingWaiter: Continuation, @unchecked Sendable {
+    // @unchecked: the continuation is resumed once (a continuation is scheduled once).
+    private let continuation: CheckedContinuation<Void, Never>
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = continuation
+        super.init(tag: Continuation.continuationTag)
+    }
+
+    override func run() { continuation.resume() }
+}

@@ -1,0 +1,382 @@
+import Synchronization
+
+/// The promise object that `Promise<T>`, `AnyPromise` and C's `vow_promise *` are views of.
+///
+/// State machine: pending, then fulfilled with a value or rejected with an error, once.
+/// The state lives in one place: the flags of `word` (`settled`, `rejected`, ...) say which
+/// state it is, and `bits`/`valueType` hold the value or error once settled (see
+/// `StoredValue`). Everything mutable is guarded by the lock bit of `word`, and no user
+/// code runs while it is held: settling moves the handler list out under the lock and
+/// schedules the handlers after unlocking; each handler runs on its own dispatcher.
+///
+/// This file: state, settling (one path) and attaching. Elsewhere: the link primitive
+/// (`Core+Link.swift`), adoption (`Core+Adoption.swift`), the resolution procedure
+/// (`Core+Resolution.swift`), cancellation (`Core+Cancellation.swift`), waiting and
+/// deadlock detection (`Core+Waiting.swift`).
+///
+/// References: a promise's handler list holds the continuations waiting on it (links and
+/// adopters are themselves promises), and a pending promise holds the promise it waits on
+/// (`upstream`) until it settles. The resulting cycle is broken when either side settles,
+/// and a pending promise always settles eventually (a resolver released unused rejects it
+/// with the broken-promise error).
+///
+/// Unhandled errors: a promise that is freed rejected, that never had a handler attached
+/// (it is the end of its branch) and whose rejection no waiter saw, reports its error once
+/// to the process-wide handler, from `deinit`, on the thread that drops the last reference.
+@usableFromInline package class Core: Continuation, @unchecked Sendable {
+    // @unchecked: every mutable stored property is read and written with the lock bit of
+    // `word` held, or (the value, once `settled` is set) read only after an acquiring load
+    // of the flags saw it settled, after which it never changes.
+
+    /// The continuations registered on this promise while it is pending, in order.
+    @exclusivity(unchecked) @usableFromInline final var handlers: HandlerList = .none
+    /// The promise this one waits on, or the rarely used state (which then holds it).
+    @exclusivity(unchecked) @usableFromInline final var back: Back = .none
+    /// The value or error once settled (see `StoredValue`).
+    @exclusivity(unchecked) @usableFromInline final var bits: UInt = 0
+    /// The type of the value in `bits` once settled (`any Error` when rejected).
+    @exclusivity(unchecked) @usableFromInline final var valueType: Any.Type = Void.self
+
+    /// The tag of a promise object ("prom"), for foreign code that checks a pointer.
+    @usableFromInline package static let promiseTag: UInt32 = 0x6d6f_7270
+
+    /// A pending promise.
+    @inlinable
+    package init() {
+        super.init(tag: Core.promiseTag)
+    }
+
+    /// A settled promise holding `stored` (rejected if `rejected`).
+    @inlinable
+    package init(settledWith stored: consuming StoredValue, rejected: Bool) {
+        let (bits, type, boxed) = stored.release()
+        self.bits = bits
+        valueType = type
+        var flags: Flags = [.settled]
+        if rejected { flags.insert(.rejected) }
+        if boxed { flags.insert(.boxed) }
+        super.init(tag: Core.promiseTag)
+        word.store(flags.rawValue, ordering: .relaxed)
+    }
+
+    /// A promise fulfilled with `value`.
+    @inlinable
+    package convenience init<T>(fulfilled value: T) {
+        self.init(settledWith: StoredValue(value), rejected: false)
+    }
+
+    /// A promise rejected with `error`.
+    @inlinable
+    package convenience init(rejected error: any Error) {
+        self.init(settledWith: StoredValue(error: error), rejected: true)
+    }
+
+    deinit {
+        let flags = self.flags
+        if flags.contains(.settled) {
+            if flags.contains(.rejected), flags.isDisjoint(with: [.hadHandlers, .handled]) {
+                UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, boxed: false), from: self)
+            }
+            StoredValue.destroy(bits: bits, type: valueType, boxed: flags.contains(.boxed))
+        } else if !handlers.isEmpty {
+            // Pending and unreachable (nothing will settle it): free what the handlers hold
+            // without recursing down the chain.
+            ThreadState.release(handlers.take())
+        }
+    }
+
+    // MARK: Observing (no lock: the flags say settled, and the value never changes then)
+
+    @inlinable
+    package final var isPending: Bool { !flags.contains(.settled) }
+
+    @inlinable
+    package final var isFulfilled: Bool { flags.intersection([.settled, .rejected]) == .settled }
+
+    @inlinable
+    package final var isRejected: Bool { flags.contains(.rejected) }
+
+    /// True if the promise was settled by cancellation.
+    @inlinable
+    package final var wasCancelled: Bool { flags.contains(.cancelled) }
+
+    /// True if the promise is fulfilled with a value of exactly type `T`. (With `load`, the
+    /// way generic code reads a value: neither makes an `Optional<T>`, whose metadata
+    /// generic code would have to look up on every call.)
+    @inlinable
+    package final func holds<T>(_ type: T.Type) -> Bool {
+        flags.intersection([.settled, .rejected]) == .settled
+            && ObjectIdentifier(valueType) == ObjectIdentifier(T.self)
+    }
+
+    /// The value; the caller checked `holds(T.self)`.
+    @inlinable
+    package final func load<T>(_ type: T.Type) -> T {
+        StoredValue.load(T.self, bits: bits, boxed: flags.contains(.boxed))
+    }
+
+    /// The value as a `T`, or nil if the promise is not fulfilled or holds another type.
+    @inlinable
+    package final func value<T>(as type: T.Type) -> T? {
+        let flags = self.flags
+        guard flags.intersection([.settled, .rejected]) == .settled,
+              ObjectIdentifier(valueType) == ObjectIdentifier(T.self) else { return nil }
+        return StoredValue.load(T.self, bits: bits, boxed: flags.contains(.boxed))
+    }
+
+    /// The error, or nil unless rejected.
+    @inlinable
+    package final var error: (any Error)? {
+        guard flags.contains(.rejected) else { return nil }
+        return StoredValue.load((any Error).self, bits: bits, boxed: false)
+    }
+
+    /// The value as an `Any`, or nil unless fulfilled.
+    @usableFromInline package final var anyValue: Any? {
+        let flags = self.flags
+        guard flags.intersection([.settled, .rejected]) == .settled else { return nil }
+        return StoredValue.anyValue(bits: bits, type: valueType, boxed: flags.contains(.boxed))
+    }
+
+    /// The type of the value, or nil unless fulfilled.
+    @usableFromInline package final var fulfilledType: Any.Type? {
+        isFulfilled ? valueType : nil
+    }
+
+    /// The outcome as an untyped snapshot, or nil while pending.
+    @usableFromInline package final var outcome: Outcome? {
+        let flags = self.flags
+        guard flags.contains(.settled) else { return nil }
+        if flags.contains(.rejected) { return .rejected(error!) }
+        return .fulfilled(anyValue!)
+    }
+
+    /// A +1 copy of what this settled promise holds (its value or error).
+    @usableFromInline package final func storedCopy() -> StoredValue {
+        StoredValue.copy(bits: bits, type: valueType, boxed: flags.contains(.boxed))
+    }
+
+    // MARK: Attaching
+
+    /// Registers `continuation`. If the promise is already settled it is scheduled at once
+    /// (on its dispatcher, never inline unless that is the inline dispatcher).
+    /// `countsAsHandler`: false for waiters, which do not make this promise stop being the
+    /// end of its branch (a wait that timed out handled nothing).
+    @usableFromInline
+    package final func attach(_ continuation: Continuation, countsAsHandler: Bool = true) {
+        var flags = lock()
+        if countsAsHandler { flags.insert(.hadHandlers) }
+        if flags.contains(.settled) {
+            unlock(flags)
+            continuation.schedule()
+            return
+        }
+        if flags.contains(.forwarded) {
+            unlock(flags)
+            attachToForwarded(continuation, countsAsHandler: countsAsHandler)
+            return
+        }
+        handlers.append(continuation)
+        unlock(flags)
+    }
+
+    /// Removes `continuation` if it is still registered (a waiter that gave up). Returns
+    /// true if it was found.
+    @discardableResult
+    @usableFromInline package final func detach(_ continuation: Continuation) -> Bool {
+        let flags = lock()
+        let found = handlers.remove(continuation)
+        unlock(flags)
+        return found
+    }
+
+    // MARK: Settling
+
+    /// Settles the promise with `stored` if it is pending: the one settle path, which every
+    /// other way of settling (fulfil, reject, adopt, cancel) goes through.
+    ///
+    /// `viaResolver`: the resolver settles; it fails once the resolver was used up by
+    /// adopting. `cancelled`: the cancellation error; the upstreams and cancel handlers
+    /// are handed to the caller (`Core.cancel` carries the request on) instead of dropped.
+    /// Returns false (and destroys `stored`) if the promise was already settled.
+    @usableFromInline @discardableResult
+    package final func settle(_ stored: consuming StoredValue, rejected: Bool,
+                              viaResolver: Bool = false) -> Bool {
+        settle(stored, rejected: rejected, viaResolver: viaResolver, cancelled: false) != nil
+    }
+
+    /// The settle path; returns nil if already settled, else what the promise let go of.
+    @usableFromInline package final func settle(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
+                              cancelled: Bool) -> Released? {
+        var flags = lock()
+        guard !flags.contains(.settled), !(viaResolver && flags.contains(.resolverUsed)) else {
+            unlock(flags)
+            return nil
+        }
+        let (newBits, type, boxed) = stored.release()
+        bits = newBits
+        valueType = type
+        flags.insert(.settled)
+        if boxed { flags.insert(.boxed) }
+        if rejected { flags.insert(.rejected) }
+        if cancelled { flags.insert(.cancelled) }
+        let taken = handlers
+        handlers = .none
+        let released = back.takeOnSettle()
+        unlock(flags)
+        taken.scheduleAll()
+        return released
+    }
+
+    /// Fulfils the promise with `value` if it is pending.
+    @inlinable @discardableResult
+    package final func fulfil<T>(_ value: T) -> Bool {
+        settle(StoredValue(value), rejected: false)
+    }
+
+    /// Rejects the promise with `error` if it is pending.
+    @inlinable @discardableResult
+    package final func reject(_ error: any Error) -> Bool {
+        settle(StoredValue(error: error), rejected: true)
+    }
+
+    /// Settles the promise as `source` (settled) did: the same value or the same error
+    /// (the identity of what it holds is kept: the same object, the same error box).
+    @usableFromInline @discardableResult
+    package final func settle(like source: Core) -> Bool {
+        settle(source.storedCopy(), rejected: source.isRejected)
+    }
+
+    /// Settles the promise from an untyped outcome (the value stored as its dynamic type).
+    @discardableResult
+    @usableFromInline package final func settle(_ outcome: Outcome, viaResolver: Bool = false) -> Bool {
+        switch outcome {
+        case .fulfilled(let value): return settle(StoredValue(dynamic: value), rejected: false, viaResolver: viaResolver)
+        case .rejected(let error): return settle(StoredValue(error: error), rejected: true, viaResolver: viaResolver)
+        }
+    }
+
+    /// Settles from a body's result: its value fulfils, a throw rejects.
+    @inlinable
+    package final func settle<T>(from body: () throws -> T) {
+        do {
+            fulfil(try body())
+        } catch {
+            reject(error)
+        }
+    }
+
+    /// What a face keeps with this promise (see `Extras.faceCache`): the object made by
+    /// `make` the first time (outside the lock; if two threads race, the first stored
+    /// wins and both get it).
+    package final func faceCache<Cache: AnyObject>(_ make: () -> Cache) -> Cache {
+        var flags = lock()
+        if let cached = back.existingExtras?.faceCache as? Cache {
+            unlock(flags)
+            return cached
+        }
+        unlock(flags)
+        let made = make()
+        flags = lock()
+        let extras = back.extras()
+        if let cached = extras.faceCache as? Cache {
+            unlock(flags)
+            return cached
+        }
+        extras.faceCache = made
+        unlock(flags)
+        return made
+    }
+
+    /// Records that a waiter saw the rejection (it counts as handled).
+    @usableFromInline package final func markHandled() {
+        var flags = lock()
+        flags.insert(.handled)
+        unlock(flags)
+    }
+
+    // MARK: The resolver's rights
+
+    /// Settles through the resolver: fails if settled or if the resolver was used up by
+    /// adopting (C: `VOW_EALREADY`).
+    @inlinable @discardableResult
+    package final func fulfilFromResolver<T>(_ value: T) -> Bool {
+        settle(StoredValue(value), rejected: false, viaResolver: true)
+    }
+
+    /// Rejects through the resolver (see `fulfilFromResolver`).
+    @discardableResult
+    @usableFromInline package final func rejectFromResolver(_ error: any Error) -> Bool {
+        settle(StoredValue(error: error), rejected: true, viaResolver: true)
+    }
+
+    /// Marks the resolver as used up by an adoption. False if settled or already used.
+    @usableFromInline package final func claimResolver() -> Bool {
+        var flags = lock()
+        guard !flags.contains(.settled), !flags.contains(.resolverUsed) else {
+            unlock(flags)
+            return false
+        }
+        flags.insert(.resolverUsed)
+        unlock(flags)
+        return true
+    }
+
+    /// True once the resolver can no longer settle the promise: it is settled, or the
+    /// resolver adopted a promise or thenable that is still pending.
+    @usableFromInline package final var isResolverUsed: Bool {
+        let flags = self.flags
+        return flags.contains(.settled) || flags.contains(.resolverUsed)
+    }
+
+    /// True when the resolver was used up by adopting and the promise is still pending.
+    @usableFromInline package final var isAdoptingForResolver: Bool {
+        let flags = self.flags
+        return !flags.contains(.settled) && flags.contains(.resolverUsed)
+    }
+
+    /// The broken-promise rule: called when the last reference to an unused resolver goes.
+    @usableFromInline package final func breakIfResolverUnused() {
+        let flags = self.flags
+        guard !flags.contains(.settled), !flags.contains(.resolverUsed) else { return }
+        settle(StoredValue(error: EngineError.broken(at: self)), rejected: true, viaResolver: true)
+    }
+
+    // MARK: As a continuation
+
+    /// A plain promise in a handler list is an adopter: it settles inline as its
+    /// upstream did. (Links override this.)
+    @usableFromInline package override func run() {
+        settleFromUpstream()
+    }
+
+    @usableFromInline package override var dependentPromise: Core? { self }
+
+    /// Where the job that settles this promise will run, if one will (links say theirs),
+    /// for deadlock detection. The caller holds the lock.
+    @usableFromInline package var settlingTarget: LinkTarget? { nil }
+
+    /// Settles like the upstream this promise adopted (which has settled).
+    @usableFromInline package final func settleFromUpstream() {
+        let flags = lock()
+        let source = flags.contains(.settled) ? nil : back.upstream
+        unlock(flags)
+        if let source { settle(like: source) }
+    }
+}
+
+/// An untyped outcome, for the untyped faces and tests.
+@usableFromInline package enum Outcome: @unchecked Sendable {
+    // @unchecked: values travel between threads in promises (see `StoredValue`).
+    case fulfilled(Any)
+    case rejected(any Error)
+}
+
+extension StoredValue {
+    /// Stores the value inside `value` as its dynamic type (an `Int` in an `Any` is stored
+    /// as an `Int`).
+    @usableFromInline package init(dynamic value: Any) {
+        func make<T>(_ typed: T) -> StoredValue { StoredValue(typed) }
+        self = _openExistential(value, do: make)
+    }
+}

@@ -1,0 +1,199 @@
+/// The continuations registered on a pending promise, in registration order. Most
+/// promises have one, which is stored directly; more go in a `HandlerArray`.
+///
+/// One word, always a plain object reference (never a tagged enum payload): leak checkers
+/// (valgrind, LeakSanitizer) must see every object a live promise holds.
+@usableFromInline
+package struct HandlerList {
+    /// nil, a `Continuation`, or a `HandlerArray`.
+    @usableFromInline var storage: AnyObject?
+
+    @inlinable
+    init(_ storage: AnyObject?) { self.storage = storage }
+
+    @inlinable
+    package static var none: HandlerList { HandlerList(nil) }
+
+    @inlinable
+    package var isEmpty: Bool { storage == nil }
+
+    /// Appends `continuation`.
+    @inlinable
+    package mutating func append(_ continuation: Continuation) {
+        guard let current = storage else {
+            storage = continuation
+            return
+        }
+        if let array = current as? HandlerArray {
+            array.items.append(continuation)
+        } else {
+            storage = HandlerArray([unsafeDowncast(current, to: Continuation.self), continuation])
+        }
+    }
+
+    /// Removes every registration of `continuation`; true if there was one.
+    package mutating func remove(_ continuation: Continuation) -> Bool {
+        guard let current = storage else { return false }
+        if let array = current as? HandlerArray {
+            let before = array.items.count
+            array.items.removeAll { $0 === continuation }
+            if array.items.isEmpty { storage = nil }
+            return array.items.count != before
+        }
+        guard current === continuation else { return false }
+        storage = nil
+        return true
+    }
+
+    /// Moves the list out, leaving it empty.
+    @inlinable
+    package mutating func take() -> HandlerList {
+        let taken = self
+        storage = nil
+        return taken
+    }
+
+    /// Schedules every continuation, in order. Called outside every lock.
+    @inlinable
+    package consuming func scheduleAll() {
+        guard let current = storage else { return }
+        if let array = current as? HandlerArray {
+            for continuation in array.items { continuation.schedule() }
+        } else {
+            unsafeDowncast(current, to: Continuation.self).schedule()
+        }
+    }
+
+    /// The continuations, as an array (rare paths).
+    package var all: [Continuation] {
+        guard let current = storage else { return [] }
+        if let array = current as? HandlerArray { return array.items }
+        return [unsafeDowncast(current, to: Continuation.self)]
+    }
+}
+
+/// More than one registration: owned by the promise's handler list, touched under its
+/// lock only.
+@usableFromInline
+package final class HandlerArray {
+    @usableFromInline var items: [Continuation]
+
+    @inlinable
+    init(_ items: [Continuation]) { self.items = items }
+}
+
+/// What a pending promise holds besides its handlers: the promise it waits on, or (rarely)
+/// an `Extras` object that holds it with the rest. One word, a plain object reference (see
+/// `HandlerList`).
+@usableFromInline
+package struct Back {
+    /// nil, the upstream `Core`, or an `Extras`.
+    @usableFromInline var storage: AnyObject?
+
+    @inlinable
+    init(_ storage: AnyObject?) { self.storage = storage }
+
+    @inlinable
+    package static var none: Back { Back(nil) }
+
+    /// Just an upstream.
+    @inlinable
+    package static func one(_ upstream: Core) -> Back { Back(upstream) }
+
+    /// The promise this one waits on (the source of its link, or the promise it adopted).
+    @inlinable
+    package var upstream: Core? {
+        guard let current = storage else { return nil }
+        if let extras = current as? Extras { return extras.upstream }
+        return unsafeDowncast(current, to: Core.self)
+    }
+
+    /// Sets the upstream, returning the previous one (to be released outside the lock).
+    @inlinable
+    package mutating func replaceUpstream(with upstream: Core?) -> Core? {
+        if let extras = existingExtras {
+            let previous = extras.upstream
+            extras.upstream = upstream
+            return previous
+        }
+        let previous = storage.map { unsafeDowncast($0, to: Core.self) }
+        storage = upstream
+        return previous
+    }
+
+    /// The extras, made if needed.
+    package mutating func extras() -> Extras {
+        if let extras = existingExtras { return extras }
+        let extras = Extras()
+        extras.upstream = storage.map { unsafeDowncast($0, to: Core.self) }
+        storage = extras
+        return extras
+    }
+
+    /// The extras if there are any.
+    @inlinable
+    package var existingExtras: Extras? {
+        storage as? Extras
+    }
+
+    /// On settling: lets go of the upstreams and cancel handlers (the caller releases them
+    /// outside the lock, or carries a cancellation on); keeps the rest of the extras.
+    @inlinable
+    package mutating func takeOnSettle() -> Released {
+        guard let current = storage else { return Released() }
+        if let extras = current as? Extras { return extras.takeOnSettle() }
+        storage = nil
+        return Released(upstream: unsafeDowncast(current, to: Core.self))
+    }
+}
+
+/// Rarely used state of a promise, out of line so a plain promise stays small.
+@usableFromInline package final class Extras {
+    /// The promise this one waits on.
+    @usableFromInline package var upstream: Core?
+    /// More promises it waits on (combinators wait on many).
+    @usableFromInline package var moreUpstreams: [Core] = []
+    /// The producer's cancel handlers (`Resolver.onCancel`, `vow_resolver_on_cancel`).
+    @usableFromInline package var cancelHandlers: [Continuation] = []
+    /// The serial dispatcher whose job will settle this promise (thenable assimilation),
+    /// for deadlock detection.
+    @usableFromInline package var settler: ObjectIdentifier?
+    /// What a face keeps with this promise (the C face: the C forms of its value and
+    /// error, so every read hands out the same handle).
+    @usableFromInline package var faceCache: AnyObject?
+    /// Where the promise was made (debug mode).
+    @usableFromInline package var debug: DebugRecord?
+
+    @usableFromInline package init() {}
+
+    @usableFromInline
+    func takeOnSettle() -> Released {
+        let released = Released(upstream: upstream, moreUpstreams: moreUpstreams, cancelHandlers: cancelHandlers)
+        upstream = nil
+        moreUpstreams = []
+        cancelHandlers = []
+        settler = nil
+        return released
+    }
+}
+
+/// What a promise lets go of when it settles: released by the caller outside the lock, or,
+/// for a cancellation, the upstreams to carry it to and the cancel handlers to run.
+@usableFromInline package struct Released {
+    @usableFromInline package var upstream: Core?
+    @usableFromInline package var moreUpstreams: [Core] = []
+    @usableFromInline package var cancelHandlers: [Continuation] = []
+
+    @inlinable
+    package init(upstream: Core? = nil, moreUpstreams: [Core] = [], cancelHandlers: [Continuation] = []) {
+        self.upstream = upstream
+        self.moreUpstreams = moreUpstreams
+        self.cancelHandlers = cancelHandlers
+    }
+
+    /// Every upstream.
+    @usableFromInline package var upstreams: [Core] {
+        guard let upstream else { return moreUpstreams }
+        return [upstream] + moreUpstreams
+    }
+}

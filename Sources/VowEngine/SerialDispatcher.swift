@@ -1,0 +1,141 @@
+import Dispatch
+
+/// A serial queue of jobs, drained in batches by one Dispatch worker at a time.
+///
+/// The library's default dispatcher is one of these. Submitting to it costs no allocation:
+/// jobs wait in an array guarded by a lock, and a drain is started on the underlying
+/// Dispatch queue only when the queue goes from idle to busy. While a drain runs, work
+/// submitted to the same queue (the next link of a chain) is appended and run by the same
+/// loop, which is how a long chain settles without recursion and without a Dispatch
+/// round-trip per link. Jobs run one at a time, in submission order.
+public final class SerialDispatcher: Dispatcher, ContinuationSink, @unchecked Sendable {
+    // @unchecked: `jobs` and `draining` are only touched under `lock`.
+    private let lock = VowLock()
+    @exclusivity(unchecked) private var jobs: [Continuation] = []
+    @exclusivity(unchecked) private var draining = false
+    private let underlying: DispatchQueue
+
+    /// Makes a serial dispatcher; `label` names its Dispatch queue in debuggers.
+    public init(label: String = "vow.serial") {
+        underlying = DispatchQueue(label: label)
+    }
+
+    public var isSerial: Bool { true }
+
+    public func dispatch(_ work: @escaping @Sendable () -> Void) {
+        submit(ClosureJob(work))
+    }
+
+    @usableFromInline package func submit(_ continuation: Continuation) {
+        lock.lock()
+        jobs.append(continuation)
+        let startDrain = !draining
+        draining = true
+        lock.unlock()
+        if startDrain {
+            underlying.async { self.drain() }
+        }
+    }
+
+    private func drain() {
+        let state = ThreadState.current
+        let outer = state.runningSerialDispatcher
+        state.runningSerialDispatcher = ObjectIdentifier(self)
+        defer { state.runningSerialDispatcher = outer }
+        var batch: [Continuation] = []
+        while true {
+            lock.lock()
+            swap(&batch, &jobs)
+            if batch.isEmpty {
+                draining = false
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            for job in batch { job.run() }
+            batch.removeAll(keepingCapacity: batch.capacity <= 4096)
+        }
+    }
+}
+
+/// Wraps a dispatcher and drops (never runs) the work submitted after `invalidate()`.
+///
+/// A promise whose callback was dropped this way is rejected with the cancellation error
+/// (the engine cancels the promise of any work a dispatcher releases unrun), so a chain on
+/// an invalidated queue ends instead of hanging, and `finally` handlers downstream still
+/// run (on their own dispatchers).
+public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
+    // @unchecked: `valid` is guarded by `lock`.
+    private let lock = VowLock()
+    private var valid = true
+    private let target: any Dispatcher
+
+    public init(_ target: any Dispatcher = .default) {
+        self.target = Dispatchers.resolve(target)
+    }
+
+    /// Stops running work: everything submitted later, or still waiting in the target, is
+    /// dropped. Cannot be undone.
+    public func invalidate() {
+        lock.withLock { valid = false }
+    }
+
+    public var isValid: Bool { lock.withLock { valid } }
+
+    public var isSerial: Bool { target.isSerial }
+
+    public func dispatch(_ work: @escaping @Sendable () -> Void) {
+        guard isValid else { return }
+        target.dispatch { [self] in
+            if self.isValid { work() }
+        }
+    }
+}
+
+/// The process-wide dispatcher settings and the engine's view of dispatchers.
+@usableFromInline package enum Dispatchers {
+    /// The library's own default dispatcher: one serial queue, never the main queue.
+    @usableFromInline package static let librarySerial = SerialDispatcher(label: "vow.default")
+
+    private static let customDefault = Locked<(any Dispatcher)?>(nil)
+    @usableFromInline static let hasCustomDefault = AtomicFlag()
+
+    /// The dispatcher `.default` stands for now.
+    @inlinable
+    package static var currentDefault: any Dispatcher {
+        if !hasCustomDefault.isSet { return librarySerial }
+        return customDefaultValue ?? librarySerial
+    }
+
+    @usableFromInline
+    static var customDefaultValue: (any Dispatcher)? { customDefault.withLock { $0 } }
+
+    /// Replaces the default; nil (or the library's queue, or the `.default` placeholder)
+    /// restores the library's own. Callbacks registered earlier keep their dispatcher.
+    @usableFromInline package static func setDefault(_ dispatcher: (any Dispatcher)?) {
+        var replacement = dispatcher
+        if replacement === DefaultDispatcher.shared || replacement === librarySerial { replacement = nil }
+        let previous = customDefault.withLock { current -> (any Dispatcher)? in
+            let previous = current
+            current = replacement
+            hasCustomDefault.set(replacement != nil)
+            return previous
+        }
+        withExtendedLifetime(previous) {}
+    }
+
+    /// Resolves the `.default` placeholder to the dispatcher callbacks will really use, at
+    /// registration time.
+    @inlinable
+    package static func resolve(_ dispatcher: any Dispatcher) -> any Dispatcher {
+        dispatcher === DefaultDispatcher.shared ? currentDefault : dispatcher
+    }
+
+    /// The identity deadlock detection uses for `dispatcher`, if it runs work serially
+    /// (inline does not count: it never queues behind other work).
+    @usableFromInline package static func serialIdentity(of dispatcher: any Dispatcher) -> ObjectIdentifier? {
+        if dispatcher === librarySerial { return ObjectIdentifier(dispatcher) }
+        if dispatcher === InlineDispatcher.shared { return nil }
+        return dispatcher.isSerial ? ObjectIdentifier(dispatcher) : nil
+    }
+}

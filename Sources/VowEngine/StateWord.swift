@@ -1,0 +1,91 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The flags of a promise, kept in `Continuation.word` beside the lock bit.
+///
+/// Every change happens with the lock held, so the holder knows the whole word and unlocks
+/// by storing the new flags. Readers that only need a flag (`isPending`) load the word
+/// without locking: flags only ever go from clear to set, except `locked`.
+@usableFromInline package struct Flags: OptionSet, Sendable {
+    @usableFromInline package let rawValue: UInt32
+    @usableFromInline package init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// The lock bit (`Core.lock()` / `unlock(_:)`).
+    @usableFromInline package static let locked = Flags(rawValue: 1 << 0)
+    /// Fulfilled or rejected: the stored value or error never changes again.
+    @usableFromInline package static let settled = Flags(rawValue: 1 << 1)
+    /// Rejected: the stored value is the error.
+    @usableFromInline package static let rejected = Flags(rawValue: 1 << 2)
+    /// Settled by cancellation.
+    @usableFromInline package static let cancelled = Flags(rawValue: 1 << 3)
+    /// A handler was attached at some point: this promise is not the end of a branch.
+    @usableFromInline package static let hadHandlers = Flags(rawValue: 1 << 4)
+    /// A waiter saw the rejection (`wait()`, `vow_wait`, `await`): it counts as handled.
+    @usableFromInline package static let handled = Flags(rawValue: 1 << 5)
+    /// The resolver was used up by adopting a promise or thenable.
+    @usableFromInline package static let resolverUsed = Flags(rawValue: 1 << 6)
+    /// The promise follows its upstream (adoption): it settles as the upstream does, inline.
+    @usableFromInline package static let adopting = Flags(rawValue: 1 << 7)
+    /// The stored value lives in a `ValueBox` (it does not fit in one word).
+    @usableFromInline package static let boxed = Flags(rawValue: 1 << 8)
+    /// A link's body was taken: it ran, or was disposed because it never will.
+    @usableFromInline package static let bodyTaken = Flags(rawValue: 1 << 9)
+    /// A cleanup link (`finally`) whose promise was cancelled: its body still runs, but it
+    /// no longer counts as a live dependent of its source.
+    @usableFromInline package static let detached = Flags(rawValue: 1 << 10)
+    /// Adoption collapsed: this promise's adopters follow its upstream directly, and it
+    /// registers on the upstream itself only once somebody observes it.
+    @usableFromInline package static let forwarded = Flags(rawValue: 1 << 11)
+    /// A debug record (creation site) is attached in the extras.
+    @usableFromInline package static let debugged = Flags(rawValue: 1 << 12)
+}
+
+extension Continuation {
+    /// Takes the lock bit of `word` and returns the flags. Spins briefly, then yields the
+    /// processor, so a holder that was preempted is not starved. Critical sections are a
+    /// few loads and stores; never call user code or drop the last reference to a promise
+    /// while holding the lock.
+    @inlinable @inline(__always)
+    package final func lock() -> Flags {
+        let current = word.load(ordering: .relaxed) & ~Flags.locked.rawValue
+        let (exchanged, _) = word.compareExchange(expected: current, desired: current | Flags.locked.rawValue,
+                                                  successOrdering: .acquiring, failureOrdering: .relaxed)
+        if exchanged { return Flags(rawValue: current) }
+        return lockContended()
+    }
+
+    @usableFromInline @inline(never)
+    package final func lockContended() -> Flags {
+        var spins = 0
+        while true {
+            let current = word.load(ordering: .relaxed)
+            if current & Flags.locked.rawValue == 0 {
+                let (exchanged, _) = word.compareExchange(expected: current, desired: current | Flags.locked.rawValue,
+                                                          successOrdering: .acquiring, failureOrdering: .relaxed)
+                if exchanged { return Flags(rawValue: current) }
+            }
+            spins &+= 1
+            if spins >= 64 { sched_yield() }
+        }
+    }
+
+    /// Releases the lock, storing `flags` (without the lock bit).
+    ///
+    /// An atomic exchange, not a plain releasing store: Swift's ARC optimizer moves a
+    /// retain past an atomic store, so a reference copied out under the lock could be
+    /// retained after another thread replaced and freed it (a crash once, in the
+    /// unhandled-error setting). A read-modify-write is a barrier for that motion.
+    @inlinable @inline(__always)
+    package final func unlock(_ flags: Flags) {
+        _ = word.exchange(flags.rawValue & ~Flags.locked.rawValue, ordering: .releasing)
+    }
+
+    /// The flags as they are now, without locking (each flag only goes from clear to set).
+    @inlinable @inline(__always)
+    package final var flags: Flags {
+        Flags(rawValue: word.load(ordering: .acquiring) & ~Flags.locked.rawValue)
+    }
+}

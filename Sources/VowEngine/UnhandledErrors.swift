@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An error that says how the default unhandled-error report names it (the library's own
+/// errors, C errors): "domain code: message".
+package protocol UnhandledDescribable {
+    var unhandledDescription: String { get }
+}
+
+/// The process-wide handler for rejections that nobody handled. One setting, shared by
+/// Swift (`VowRuntime.unhandledErrorHandler`) and C (`vow_set_unhandled_error_handler`).
+///
+/// `report` is called from `Core.deinit`, once per unhandled rejection, on the thread that
+/// dropped the last reference; the handler runs outside every library lock.
+@usableFromInline package enum UnhandledErrors {
+    /// Receives the error as the engine holds it (a face's box stays boxed: the face that
+    /// installed the sink unwraps it) and where the dropped promise came from (debug mode).
+    @usableFromInline package typealias Sink = @Sendable (any Error, DebugRecord?) -> Void
+
+    /// Holds the handler in a class: a closure stored directly in `Locked` would be
+    /// re-wrapped in a conversion thunk each time it passes through the generic `inout`
+    /// of `withLock`, so every report would call through one more layer (a stack overflow
+    /// after some 200,000 reports, a bug once).
+    @usableFromInline package final class SinkBox: Sendable {
+        @usableFromInline package let call: Sink
+        init(_ call: @escaping Sink) { self.call = call }
+    }
+
+    private static let sink = Locked<SinkBox?>(nil)
+
+    /// Reports `error`, the rejection of `promise`, which is being freed (so it is not
+    /// retained here: only its debug record is read).
+    static func report(_ error: any Error, from promise: Core) {
+        let record = promise.debugRecord
+        // The box is copied (retained) under the setting's lock: a replacement on another
+        // thread cannot free it while this report uses it.
+        let current = sink.withLock { $0 }
+        if let current {
+            current.call(error, record)
+        } else {
+            writeDefaultReport(error, record)
+        }
+    }
+
+    /// Replaces the handler (nil: the default); returns the previous one so the caller
+    /// drops it outside the lock (a C handler's `destroy` runs when its last reference
+    /// goes, after any report still running it returned).
+    @discardableResult
+    @usableFromInline package static func replace(with newSink: Sink?) -> SinkBox? {
+        let box = newSink.map(SinkBox.init)
+        return sink.withLock { current in
+            let previous = current
+            current = box
+            return previous
+        }
+    }
+
+    /// The handler set now (nil: the default).
+    @usableFromInline package static var current: Sink? { sink.withLock { $0 }?.call }
+
+    /// The default handler: one line on standard error, nothing for cancellations.
+    @usableFromInline package static func writeDefaultReport(_ error: any Error, _ record: DebugRecord?) {
+        guard !isCancellation(error) else { return }
+        var line = "vow: unhandled error: " + ReportLine.escaped(describe(error), limit: ReportLine.limit)
+        if let record { line += " (" + record.reportSites + ")" }
+        writeLine(line)
+    }
+
+    /// How the default line names an error: "domain code: message" for the library's and
+    /// C's errors, "Type: description" for any other.
+    @usableFromInline package static func describe(_ error: any Error) -> String {
+        if let described = error as? any UnhandledDescribable { return described.unhandledDescription }
+        return "\(type(of: error)): \(String(describing: error))"
+    }
+}
+
+/// One line of the library's own output on standard error.
+@usableFromInline package enum ReportLine {
+    /// The longest text a report keeps (in bytes of UTF-8); longer text ends in "…".
+    @usableFromInline package static let limit = 1024
+
+    /// `text` as one line: control characters escaped (`\n`, `\r`, `\t`, other bytes
+    /// below 0x20 and DEL as `\xNN`, a backslash as `\\`), cut at `limit` bytes of UTF-8
+    /// (at a character boundary) with "…" at the end.
+    @usableFromInline package static func escaped(_ text: String, limit: Int) -> String {
+        var out = ""
+        var bytes = 0
+        for scalar in text.unicodeScalars {
+            let piece: String
+            switch scalar {
+            case "\n": piece = "\\n"
+            case "\r": piece = "\\r"
+            case "\t": piece = "\\t"
+            case "\\": piece = "\\\\"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7f {
+                    let hex = String(scalar.value, radix: 16)
+                    piece = "\\x" + (hex.count < 2 ? "0" + hex : hex)
+                } else {
+                    piece = String(scalar)
+                }
+            }
+            let size = piece.utf8.count
+            if bytes + size > limit {
+                out += "…"
+                return out
+            }
+            out += piece
+            bytes += size
+        }
+        return out
+    }
+}
+
+/// Writes `line` and a newline to standard error in one `write` (no buffering, no
+/// interleaving with other threads' lines).
+@usableFromInline package func writeLine(_ line: String) {
+    var text = line
+    text.append("\n")
+    text.withUTF8 { bytes in
+        _ = write(2, bytes.baseAddress, bytes.count)
+    }
+}
