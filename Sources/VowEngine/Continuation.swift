@@ -19,7 +19,7 @@ import Synchronization
 
     /// The type tag. Set once in `init`, overwritten with `Continuation.releasedTag` in
     /// `deinit`, so a handle used after its last release is usually caught.
-    @usableFromInline package final var tag: UInt32
+    @exclusivity(unchecked) @usableFromInline package final var tag: UInt32
     /// The atomic state word (lock bit and flags for a promise).
     @usableFromInline package final let word = Atomic<UInt32>(0)
 

@@ -10,6 +10,9 @@ extension Core {
         while let core = work.popLast() {
             guard let released = core.settle(StoredValue(error: EngineError.cancelled), rejected: true,
                                               viaResolver: false, cancelled: true) else { continue }
+            // A cancelled link's value/error body will never run: let it go now (a C
+            // callback's destroy runs at once, not when its queued job comes up).
+            if !core.isCleanupLink { core.disposeUnrun() }
             if !released.cancelHandlers.isEmpty {
                 let queue = Dispatchers.currentDefault
                 for handler in released.cancelHandlers { submitContinuation(handler, to: queue) }

@@ -14,7 +14,10 @@
     /// from it (fulfil, reject, `settle(like:)`, `follow`, the resolution procedure).
     /// `source` is nil only for a cleanup body whose link was cancelled first (there is
     /// nothing left to settle then).
-    func run(from source: Core?, settling link: Core)
+    ///
+    /// `mutating` only so the engine can call it on the body in place (no copy of the
+    /// body, and of the closure it holds, per run); it is called once.
+    mutating func run(from source: Core?, settling link: Core)
 
     /// Cleanup bodies (`finally`) run even when their link was cancelled; other bodies
     /// never run then.
@@ -40,8 +43,8 @@ extension LinkBody {
     // @unchecked: see `Core`; `body` is owned by whoever set `bodyTaken`.
 
     /// Where the body runs: the dispatcher (the `.default` placeholder already resolved)
-    /// until the link is handed to it; from then on only its identity if it is serial
-    /// (for deadlock detection). The link lets go of the dispatcher when it schedules
+    /// until the link is handed to it; from then on only its identity (for deadlock
+    /// detection). The link lets go of the dispatcher when it schedules
     /// itself, because a dispatcher holding the queued link while the link holds the
     /// dispatcher would keep both alive if the dispatcher were abandoned with work queued.
     @exclusivity(unchecked) @usableFromInline var target: LinkTarget
@@ -66,11 +69,15 @@ extension LinkBody {
             InlineDispatcher.run(self)
             return
         }
-        guard case .waiting(let dispatcher) = target else {
+        // Moves the dispatcher out (no extra retain and release).
+        var taken = LinkTarget.scheduled(on: ObjectIdentifier(self))
+        swap(&taken, &target)
+        guard case .waiting(let dispatcher) = taken else {
+            target = taken
             unlock(flags)
             return
         }
-        target = .scheduled(serial: Dispatchers.serialIdentity(of: dispatcher))
+        target = .scheduled(on: ObjectIdentifier(dispatcher))
         unlock(flags)
         flags = []
         submitContinuation(self, to: dispatcher)
@@ -132,8 +139,19 @@ extension LinkBody {
 package enum LinkTarget {
     /// Not handed to its dispatcher yet.
     case waiting(any Dispatcher)
-    /// Handed to a dispatcher: its identity if it is serial.
-    case scheduled(serial: ObjectIdentifier?)
+    /// Handed to the dispatcher with this identity.
+    case scheduled(on: ObjectIdentifier)
+
+    /// The dispatcher's identity. A thread marks itself as running only a serial
+    /// dispatcher's job (`ThreadState.runningSerialDispatcher`), so comparing this
+    /// identity with the mark needs no `isSerial` question.
+    @usableFromInline
+    var dispatcherIdentity: ObjectIdentifier {
+        switch self {
+        case .waiting(let dispatcher): return ObjectIdentifier(dispatcher)
+        case .scheduled(let identity): return identity
+        }
+    }
 }
 
 extension Core {

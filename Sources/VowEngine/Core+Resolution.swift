@@ -110,7 +110,7 @@ extension Core {
     /// treat a throw after settling as nothing.
     @usableFromInline package final func assimilate(_ source: any ThenableSource) {
         let queue = Dispatchers.currentDefault
-        let settler = Dispatchers.serialIdentity(of: queue)
+        let settler = ObjectIdentifier(queue)
         var flags = lock()
         if !flags.contains(.settled) { back.extras().settler = settler }
         unlock(flags)

@@ -33,7 +33,8 @@ extension Core {
     }
 
     /// Deadlock detection: true if settling this promise needs a job on the serial
-    /// dispatcher `id`, either for this promise or for one it waits on.
+    /// dispatcher `id`, either for this promise or for one it waits on. (`id` is a serial
+    /// dispatcher's: only those mark the threads that run their jobs.)
     @usableFromInline package final func settlementNeeds(_ id: ObjectIdentifier) -> Bool {
         var current: Core = self
         while true {
@@ -46,12 +47,7 @@ extension Core {
             let recorded = current.back.existingExtras?.settler
             let target = current.settlingTarget
             current.unlock(flags)
-            if recorded == id { return true }
-            switch target {
-            case .waiting(let dispatcher)?: if Dispatchers.serialIdentity(of: dispatcher) == id { return true }
-            case .scheduled(let serial)?: if serial == id { return true }
-            case nil: break
-            }
+            if recorded == id || target?.dispatcherIdentity == id { return true }
             guard let next else { return false }
             current = next
         }

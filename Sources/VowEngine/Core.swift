@@ -49,12 +49,11 @@ import Synchronization
     /// A settled promise holding `stored` (rejected if `rejected`).
     @inlinable
     package init(settledWith stored: consuming StoredValue, rejected: Bool) {
-        let (bits, type, boxed) = stored.release()
+        let (bits, type, storage) = stored.release()
         self.bits = bits
         valueType = type
-        var flags: Flags = [.settled]
+        var flags = Flags.settled.union(.storing(storage))
         if rejected { flags.insert(.rejected) }
-        if boxed { flags.insert(.boxed) }
         super.init(tag: Core.promiseTag)
         word.store(flags.rawValue, ordering: .relaxed)
     }
@@ -74,10 +73,10 @@ import Synchronization
     deinit {
         let flags = self.flags
         if flags.contains(.settled) {
-            if flags.contains(.rejected), flags.isDisjoint(with: [.hadHandlers, .handled]) {
-                UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, boxed: false), from: self)
+            if flags.contains(.rejected), flags.isDisjoint(with: .handledSomehow) {
+                UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, storage: .object), from: self)
             }
-            StoredValue.destroy(bits: bits, type: valueType, boxed: flags.contains(.boxed))
+            StoredValue.destroy(bits: bits, type: valueType, storage: flags.storage)
         } else if !handlers.isEmpty {
             // Pending and unreachable (nothing will settle it): free what the handlers hold
             // without recursing down the chain.
@@ -91,7 +90,7 @@ import Synchronization
     package final var isPending: Bool { !flags.contains(.settled) }
 
     @inlinable
-    package final var isFulfilled: Bool { flags.intersection([.settled, .rejected]) == .settled }
+    package final var isFulfilled: Bool { flags.isFulfilled }
 
     @inlinable
     package final var isRejected: Bool { flags.contains(.rejected) }
@@ -105,37 +104,37 @@ import Synchronization
     /// generic code would have to look up on every call.)
     @inlinable
     package final func holds<T>(_ type: T.Type) -> Bool {
-        flags.intersection([.settled, .rejected]) == .settled
+        flags.isFulfilled
             && ObjectIdentifier(valueType) == ObjectIdentifier(T.self)
     }
 
     /// The value; the caller checked `holds(T.self)`.
     @inlinable
     package final func load<T>(_ type: T.Type) -> T {
-        StoredValue.load(T.self, bits: bits, boxed: flags.contains(.boxed))
+        StoredValue.load(T.self, bits: bits, storage: flags.storage)
     }
 
     /// The value as a `T`, or nil if the promise is not fulfilled or holds another type.
     @inlinable
     package final func value<T>(as type: T.Type) -> T? {
         let flags = self.flags
-        guard flags.intersection([.settled, .rejected]) == .settled,
+        guard flags.isFulfilled,
               ObjectIdentifier(valueType) == ObjectIdentifier(T.self) else { return nil }
-        return StoredValue.load(T.self, bits: bits, boxed: flags.contains(.boxed))
+        return StoredValue.load(T.self, bits: bits, storage: flags.storage)
     }
 
     /// The error, or nil unless rejected.
     @inlinable
     package final var error: (any Error)? {
         guard flags.contains(.rejected) else { return nil }
-        return StoredValue.load((any Error).self, bits: bits, boxed: false)
+        return StoredValue.load((any Error).self, bits: bits, storage: .object)
     }
 
     /// The value as an `Any`, or nil unless fulfilled.
     @usableFromInline package final var anyValue: Any? {
         let flags = self.flags
-        guard flags.intersection([.settled, .rejected]) == .settled else { return nil }
-        return StoredValue.anyValue(bits: bits, type: valueType, boxed: flags.contains(.boxed))
+        guard flags.isFulfilled else { return nil }
+        return StoredValue.anyValue(bits: bits, type: valueType, storage: flags.storage)
     }
 
     /// The type of the value, or nil unless fulfilled.
@@ -153,7 +152,7 @@ import Synchronization
 
     /// A +1 copy of what this settled promise holds (its value or error).
     @usableFromInline package final func storedCopy() -> StoredValue {
-        StoredValue.copy(bits: bits, type: valueType, boxed: flags.contains(.boxed))
+        StoredValue.copy(bits: bits, type: valueType, storage: flags.storage)
     }
 
     // MARK: Attaching
@@ -213,11 +212,10 @@ import Synchronization
             unlock(flags)
             return nil
         }
-        let (newBits, type, boxed) = stored.release()
+        let (newBits, type, storage) = stored.release()
         bits = newBits
         valueType = type
-        flags.insert(.settled)
-        if boxed { flags.insert(.boxed) }
+        flags.formUnion(Flags.settled.union(.storing(storage)))
         if rejected { flags.insert(.rejected) }
         if cancelled { flags.insert(.cancelled) }
         let taken = handlers

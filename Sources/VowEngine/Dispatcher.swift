@@ -74,22 +74,23 @@ public final class InlineDispatcher: Dispatcher {
     /// (the per-thread trampoline).
     @usableFromInline
     static func run(_ continuation: Continuation) {
-        let state = ThreadState.current
-        if state.inlineActive {
-            state.inlineQueue.append(continuation)
-            return
+        ThreadState.withCurrent { state in
+            if state.inlineActive {
+                state.inlineQueue.append(continuation)
+                return
+            }
+            state.inlineActive = true
+            continuation.run()
+            // Work queued meanwhile runs in batches, in order; each batch is released once it
+            // ran, so a long inline chain does not keep every finished link alive to the end.
+            var batch: [Continuation] = []
+            while !state.inlineQueue.isEmpty {
+                swap(&batch, &state.inlineQueue)
+                for next in batch { next.run() }
+                batch.removeAll(keepingCapacity: batch.capacity <= 1024)
+            }
+            state.inlineActive = false
         }
-        state.inlineActive = true
-        continuation.run()
-        // Work queued meanwhile runs in batches, in order; each batch is released once it
-        // ran, so a long inline chain does not keep every finished link alive to the end.
-        var batch: [Continuation] = []
-        while !state.inlineQueue.isEmpty {
-            swap(&batch, &state.inlineQueue)
-            for next in batch { next.run() }
-            batch.removeAll(keepingCapacity: batch.capacity <= 1024)
-        }
-        state.inlineActive = false
     }
 }
 
@@ -106,13 +107,15 @@ public final class BackgroundDispatcher: Dispatcher {
 
 extension DispatchQueue: Dispatcher {
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
+        // Only a serial queue marks the thread (deadlock detection); a concurrent one
+        // leaves the mark as it is.
+        guard isSerial else {
+            async(execute: work)
+            return
+        }
         let id = ObjectIdentifier(self)
         async {
-            let state = ThreadState.current
-            let outer = state.runningSerialDispatcher
-            state.runningSerialDispatcher = id
-            work()
-            state.runningSerialDispatcher = outer
+            ThreadState.running(serialDispatcher: id, work)
         }
     }
 
@@ -138,12 +141,13 @@ extension DispatchQueue: Dispatcher {
 /// every lock (dispatchers may be user code).
 @usableFromInline
 package func submitContinuation(_ continuation: Continuation, to dispatcher: any Dispatcher) {
-    if dispatcher === Dispatchers.librarySerial {
-        Dispatchers.librarySerial.submit(continuation)
-    } else if dispatcher === InlineDispatcher.shared {
+    // Exact type checks (one load and a compare each): both classes are final, and there
+    // is one `InlineDispatcher`.
+    let type = ObjectIdentifier(Swift.type(of: dispatcher))
+    if type == ObjectIdentifier(SerialDispatcher.self) {
+        unsafeDowncast(dispatcher, to: SerialDispatcher.self).submit(continuation)
+    } else if type == ObjectIdentifier(InlineDispatcher.self) {
         InlineDispatcher.run(continuation)
-    } else if let queue = dispatcher as? SerialDispatcher {
-        queue.submit(continuation)
     } else if let sink = dispatcher as? any ContinuationSink {
         sink.submit(continuation)
     } else {

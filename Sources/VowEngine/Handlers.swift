@@ -24,7 +24,7 @@ package struct HandlerList {
             storage = continuation
             return
         }
-        if let array = current as? HandlerArray {
+        if let array = HandlerArray.exactly(current) {
             array.items.append(continuation)
         } else {
             storage = HandlerArray([unsafeDowncast(current, to: Continuation.self), continuation])
@@ -34,7 +34,7 @@ package struct HandlerList {
     /// Removes every registration of `continuation`; true if there was one.
     package mutating func remove(_ continuation: Continuation) -> Bool {
         guard let current = storage else { return false }
-        if let array = current as? HandlerArray {
+        if let array = HandlerArray.exactly(current) {
             let before = array.items.count
             array.items.removeAll { $0 === continuation }
             if array.items.isEmpty { storage = nil }
@@ -57,7 +57,7 @@ package struct HandlerList {
     @inlinable
     package consuming func scheduleAll() {
         guard let current = storage else { return }
-        if let array = current as? HandlerArray {
+        if let array = HandlerArray.exactly(current) {
             for continuation in array.items { continuation.schedule() }
         } else {
             unsafeDowncast(current, to: Continuation.self).schedule()
@@ -67,7 +67,7 @@ package struct HandlerList {
     /// The continuations, as an array (rare paths).
     package var all: [Continuation] {
         guard let current = storage else { return [] }
-        if let array = current as? HandlerArray { return array.items }
+        if let array = HandlerArray.exactly(current) { return array.items }
         return [unsafeDowncast(current, to: Continuation.self)]
     }
 }
@@ -80,6 +80,14 @@ package final class HandlerArray {
 
     @inlinable
     init(_ items: [Continuation]) { self.items = items }
+
+    /// `object` if it is a `HandlerArray` (an exact type check: one load and a compare,
+    /// where `as?` calls into the runtime).
+    @inlinable @inline(__always)
+    static func exactly(_ object: AnyObject) -> HandlerArray? {
+        guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(HandlerArray.self) else { return nil }
+        return unsafeDowncast(object, to: HandlerArray.self)
+    }
 }
 
 /// What a pending promise holds besides its handlers: the promise it waits on, or (rarely)
@@ -104,7 +112,7 @@ package struct Back {
     @inlinable
     package var upstream: Core? {
         guard let current = storage else { return nil }
-        if let extras = current as? Extras { return extras.upstream }
+        if let extras = Extras.exactly(current) { return extras.upstream }
         return unsafeDowncast(current, to: Core.self)
     }
 
@@ -133,7 +141,7 @@ package struct Back {
     /// The extras if there are any.
     @inlinable
     package var existingExtras: Extras? {
-        storage as? Extras
+        storage.flatMap(Extras.exactly)
     }
 
     /// On settling: lets go of the upstreams and cancel handlers (the caller releases them
@@ -141,7 +149,7 @@ package struct Back {
     @inlinable
     package mutating func takeOnSettle() -> Released {
         guard let current = storage else { return Released() }
-        if let extras = current as? Extras { return extras.takeOnSettle() }
+        if let extras = Extras.exactly(current) { return extras.takeOnSettle() }
         storage = nil
         return Released(upstream: unsafeDowncast(current, to: Core.self))
     }
@@ -165,6 +173,13 @@ package struct Back {
     @usableFromInline package var debug: DebugRecord?
 
     @usableFromInline package init() {}
+
+    /// `object` if it is an `Extras` (an exact type check, see `HandlerArray.exactly`).
+    @inlinable @inline(__always)
+    static func exactly(_ object: AnyObject) -> Extras? {
+        guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(Extras.self) else { return nil }
+        return unsafeDowncast(object, to: Extras.self)
+    }
 
     @usableFromInline
     func takeOnSettle() -> Released {

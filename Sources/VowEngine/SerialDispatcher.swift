@@ -130,12 +130,4 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     package static func resolve(_ dispatcher: any Dispatcher) -> any Dispatcher {
         dispatcher === DefaultDispatcher.shared ? currentDefault : dispatcher
     }
-
-    /// The identity deadlock detection uses for `dispatcher`, if it runs work serially
-    /// (inline does not count: it never queues behind other work).
-    @usableFromInline package static func serialIdentity(of dispatcher: any Dispatcher) -> ObjectIdentifier? {
-        if dispatcher === librarySerial { return ObjectIdentifier(dispatcher) }
-        if dispatcher === InlineDispatcher.shared { return nil }
-        return dispatcher.isSerial ? ObjectIdentifier(dispatcher) : nil
-    }
 }

@@ -29,18 +29,37 @@ import Glibc
     @usableFromInline package static let resolverUsed = Flags(rawValue: 1 << 6)
     /// The promise follows its upstream (adoption): it settles as the upstream does, inline.
     @usableFromInline package static let adopting = Flags(rawValue: 1 << 7)
-    /// The stored value lives in a `ValueBox` (it does not fit in one word).
-    @usableFromInline package static let boxed = Flags(rawValue: 1 << 8)
     /// A link's body was taken: it ran, or was disposed because it never will.
-    @usableFromInline package static let bodyTaken = Flags(rawValue: 1 << 9)
-    /// A cleanup link (`finally`) whose promise was cancelled: its body still runs, but it
-    /// no longer counts as a live dependent of its source.
-    @usableFromInline package static let detached = Flags(rawValue: 1 << 10)
+    @usableFromInline package static let bodyTaken = Flags(rawValue: 1 << 8)
     /// Adoption collapsed: this promise's adopters follow its upstream directly, and it
     /// registers on the upstream itself only once somebody observes it.
-    @usableFromInline package static let forwarded = Flags(rawValue: 1 << 11)
+    @usableFromInline package static let forwarded = Flags(rawValue: 1 << 9)
     /// A debug record (creation site) is attached in the extras.
-    @usableFromInline package static let debugged = Flags(rawValue: 1 << 12)
+    @usableFromInline package static let debugged = Flags(rawValue: 1 << 10)
+    /// Bits 12 and 13: how the stored value is kept (`StoredValue.Storage`), once settled.
+    @usableFromInline package static let storageShift: UInt32 = 12
+
+    /// `settled` and `rejected` (one constant: an option-set array literal costs a static
+    /// array on every use).
+    @usableFromInline package static let settledOrRejected = Flags(rawValue: settled.rawValue | rejected.rawValue)
+    /// `hadHandlers` and `handled`.
+    @usableFromInline package static let handledSomehow = Flags(rawValue: hadHandlers.rawValue | handled.rawValue)
+
+    /// How the stored value is kept (valid once settled).
+    @inlinable
+    package var storage: StoredValue.Storage {
+        StoredValue.Storage(rawValue: (rawValue >> Flags.storageShift) & 3)!
+    }
+
+    /// The flag bits for `storage`.
+    @inlinable
+    package static func storing(_ storage: StoredValue.Storage) -> Flags {
+        Flags(rawValue: storage.rawValue << Flags.storageShift)
+    }
+
+    /// True when fulfilled: settled and not rejected.
+    @inlinable
+    package var isFulfilled: Bool { rawValue & Flags.settledOrRejected.rawValue == Flags.settled.rawValue }
 }
 
 extension Continuation {

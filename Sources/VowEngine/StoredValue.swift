@@ -13,16 +13,31 @@
     // @unchecked: the word holds a value of `type`; values cross threads inside promises,
     // as in every promise library (the typed faces check `Sendable` where Swift can).
 
+    /// How the word holds the value, so copying and destroying it needs no look at `type`
+    /// on the common paths.
+    @usableFromInline
+    package enum Storage: UInt32, Sendable {
+        /// Inline, trivially copyable (`Int`, `Double`, `Bool`): nothing to release.
+        case plain = 0
+        /// Inline, one strong reference to a Swift object (a class instance).
+        case object = 1
+        /// Inline, anything else that fits (an `Array`, an `any Error`): copied and
+        /// destroyed through `type`.
+        case inline = 2
+        /// A retained `ValueBox`.
+        case boxed = 3
+    }
+
     @usableFromInline package var bits: UInt
     @usableFromInline package var type: Any.Type
-    @usableFromInline package var boxed: Bool
+    @usableFromInline package var storage: Storage
 
-    /// Takes over `bits` as a value of `type` (`boxed`: `bits` is a retained `ValueBox`).
+    /// Takes over `bits` as a value of `type`.
     @inlinable
-    package init(bits: UInt, type: Any.Type, boxed: Bool) {
+    package init(bits: UInt, type: Any.Type, storage: Storage) {
         self.bits = bits
         self.type = type
-        self.boxed = boxed
+        self.storage = storage
     }
 
     /// Stores `value`.
@@ -31,31 +46,34 @@
         type = T.self
         if StoredValue.fitsInWord(T.self) {
             var word: UInt = 0
-            withUnsafeMutableBytes(of: &word) { raw in
-                _ = raw.baseAddress!.initializeMemory(as: T.self, to: value)
-            }
+            storeInWord(value, &word)
             bits = word
-            boxed = false
+            storage = _isPOD(T.self) ? .plain : (T.self is AnyObject.Type ? .object : .inline)
         } else {
             bits = UInt(bitPattern: Unmanaged.passRetained(ValueBox.make(value)).toOpaque())
-            boxed = true
+            storage = .boxed
         }
     }
 
-    /// Stores an error (as a value of type `any Error`).
+    /// Stores an error (as a value of type `any Error`: one reference to the runtime's
+    /// error box, retained and released like an object).
     @inlinable
     package init(error: any Error) {
-        self.init(error as any Error)
+        var word: UInt = 0
+        // `as any Error` keeps the existential closed: passed as it is, Swift would open
+        // it and store the concrete error instead of the one-word box.
+        storeInWord(error as any Error, &word)
+        self.init(bits: word, type: (any Error).self, storage: .object)
     }
 
     deinit {
-        StoredValue.destroy(bits: bits, type: type, boxed: boxed)
+        StoredValue.destroy(bits: bits, type: type, storage: storage)
     }
 
     /// Gives up ownership of the word: the caller now owns what it holds.
     @usableFromInline
-    package consuming func release() -> (bits: UInt, type: Any.Type, boxed: Bool) {
-        let parts = (bits, type, boxed)
+    package consuming func release() -> (bits: UInt, type: Any.Type, storage: Storage) {
+        let parts = (bits, type, storage)
         discard self
         return parts
     }
@@ -70,39 +88,61 @@
 
     /// A copy of the `T` kept in `bits` (the caller knows the type is `T`).
     @inlinable @inline(__always)
-    package static func load<T>(_ type: T.Type, bits: UInt, boxed: Bool) -> T {
-        if boxed {
+    package static func load<T>(_ type: T.Type, bits: UInt, storage: Storage) -> T {
+        if storage == .boxed {
             let box = Unmanaged<ValueBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
             return box.load(T.self)
         }
-        return withUnsafeBytes(of: bits) { $0.load(as: T.self) }
+        var word = bits
+        return loadFromWord(T.self, &word)
     }
 
-    /// A +1 copy of what `bits` holds (a retained box, or a copy of the inline value).
-    @usableFromInline package static func copy(bits: UInt, type: Any.Type, boxed: Bool) -> StoredValue {
-        if boxed {
-            _ = Unmanaged<ValueBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).retain()
-            return StoredValue(bits: bits, type: type, boxed: true)
+    /// A +1 copy of what `bits` holds.
+    @usableFromInline package static func copy(bits: UInt, type: Any.Type, storage: Storage) -> StoredValue {
+        switch storage {
+        case .plain:
+            break
+        case .object, .boxed:
+            _ = Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).retain()
+        case .inline:
+            return copyInline(bits, type)
         }
-        return copyInline(bits, type)
+        return StoredValue(bits: bits, type: type, storage: storage)
     }
 
     /// The value in `bits` as an `Any` (a copy).
-    @usableFromInline package static func anyValue(bits: UInt, type: Any.Type, boxed: Bool) -> Any {
-        if boxed {
+    @usableFromInline package static func anyValue(bits: UInt, type: Any.Type, storage: Storage) -> Any {
+        if storage == .boxed {
             return Unmanaged<ValueBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue().anyValue
         }
         return openInline(bits, type)
     }
 
     /// Destroys what `bits` holds.
-    @usableFromInline package static func destroy(bits: UInt, type: Any.Type, boxed: Bool) {
-        if boxed {
-            Unmanaged<ValueBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
-        } else {
+    @usableFromInline package static func destroy(bits: UInt, type: Any.Type, storage: Storage) {
+        switch storage {
+        case .plain:
+            break
+        case .object, .boxed:
+            Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
+        case .inline:
             destroyInline(bits, type)
         }
     }
+}
+
+/// Copies `value` into the word at `word` (which must fit it: `StoredValue.fitsInWord`).
+/// A plain function rather than `withUnsafeMutableBytes`: generic code calls it without a
+/// closure.
+@inlinable @inline(__always)
+func storeInWord<T>(_ value: T, _ word: UnsafeMutablePointer<UInt>) {
+    UnsafeMutableRawPointer(word).assumingMemoryBound(to: T.self).initialize(to: value)
+}
+
+/// A copy of the `T` kept in the word at `word`.
+@inlinable @inline(__always)
+func loadFromWord<T>(_ type: T.Type, _ word: UnsafeMutablePointer<UInt>) -> T {
+    UnsafeMutableRawPointer(word).assumingMemoryBound(to: T.self).pointee
 }
 
 private func copyInline(_ bits: UInt, _ type: Any.Type) -> StoredValue {
@@ -121,7 +161,6 @@ private func openInline(_ bits: UInt, _ type: Any.Type) -> Any {
 
 private func destroyInline(_ bits: UInt, _ type: Any.Type) {
     func destroy<T>(_: T.Type) {
-        guard !_isPOD(T.self) else { return }
         var word = bits
         withUnsafeMutableBytes(of: &word) { raw in
             _ = raw.baseAddress!.assumingMemoryBound(to: T.self).move()

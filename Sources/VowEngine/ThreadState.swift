@@ -24,12 +24,19 @@ import Glibc
     @exclusivity(unchecked) var deferredReleases: [HandlerList] = []
 
     @usableFromInline package static var current: ThreadState {
+        withCurrent { $0 }
+    }
+
+    /// Runs `body` with this thread's state, without retaining it (the thread keeps it
+    /// alive).
+    @inline(__always)
+    static func withCurrent<R>(_ body: (ThreadState) throws -> R) rethrows -> R {
         if let raw = pthread_getspecific(threadStateKey) {
-            return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue()
+            return try Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
         }
         let state = ThreadState()
         pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
-        return state
+        return try body(state)
     }
 
     /// Drops `handlers` (and everything they hold) without recursion: when dropping one
@@ -52,10 +59,12 @@ import Glibc
 
     /// Runs `body` marking this thread as running a job of the serial dispatcher `id`.
     @usableFromInline package static func running<R>(serialDispatcher id: ObjectIdentifier?, _ body: () throws -> R) rethrows -> R {
-        let state = current
-        let outer = state.runningSerialDispatcher
-        state.runningSerialDispatcher = id
-        defer { state.runningSerialDispatcher = outer }
+        let outer = withCurrent { state in
+            let outer = state.runningSerialDispatcher
+            state.runningSerialDispatcher = id
+            return outer
+        }
+        defer { withCurrent { $0.runningSerialDispatcher = outer } }
         return try body()
     }
 }

@@ -337,6 +337,9 @@ test_dispatch_paths(void)
     track *cancelled = track_new();
     p = vow_dispatch(d, track_on_value_nothing, cancelled, track_destroy);
     vow_cancel(p);
+    /* It is certain now that fn never runs: destroy runs at once, before the host gets to
+     * the queued job. */
+    CHECK_EQ_INT(track_destroyed(cancelled), 1);
     host_drain(q);
     CHECK_DESTROYED_ONCE(cancelled);
     CHECK_EQ_INT(track_calls(cancelled), 0);

@@ -47,6 +47,10 @@ final class VowValue: HandleObject, @unchecked Sendable {
 
     let content: Content
 
+    /// True for a PROMISE or THENABLE: the resolution procedure adopts or assimilates it
+    /// (every other value fulfils as it is; checked without copying `content`).
+    let needsProcedure: Bool
+
     /// The C copy of a STRING (NUL-terminated) or BYTES value; nil for other kinds and
     /// for empty bytes.
     private let cBuffer: UnsafeMutableRawPointer?
@@ -54,6 +58,10 @@ final class VowValue: HandleObject, @unchecked Sendable {
     /// Makes a value. A `.string` or `.bytes` content is copied once into a C buffer.
     init(_ content: Content) {
         self.content = content
+        switch content {
+        case .promise, .thenable: needsProcedure = true
+        default: needsProcedure = false
+        }
         switch content {
         case .string(let text):
             var text = text

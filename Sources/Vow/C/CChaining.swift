@@ -12,8 +12,9 @@ public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
         slot.pointee.outcome = .returned(VowValue.sharedNull)
         return
     }
-    guard let value = valueHandle(v, in: "vow_result_return") else { return }
-    slot.pointee.outcome = .returned(value)
+    withHandle(v, .value, as: VowValue.self, in: "vow_result_return", else: ()) { value in
+        slot.pointee.outcome = .returned(value)
+    }
 }
 
 @c @implementation
@@ -27,11 +28,13 @@ public func vow_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
 public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
                      _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
-    guard let source = promiseHandle(p, in: "vow_then") else {
+    guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then") else {
         context.destroyNow()
         return nil
     }
-    return chainThen(source, on: DefaultDispatcher.shared, on_value, on_error, context, skipsCancellation: false)
+    return source._withUnsafeGuaranteedRef {
+        chainThen($0, on: DefaultDispatcher.shared, on_value, on_error, context, skipsCancellation: false)
+    }
 }
 
 @c @implementation
@@ -40,45 +43,53 @@ public func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vo
                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_then_on"),
-          let source = promiseHandle(p, in: "vow_then_on") else {
+          let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then_on") else {
         context.destroyNow()
         return nil
     }
-    return chainThen(source, on: dispatcher, on_value, on_error, context, skipsCancellation: false)
+    return source._withUnsafeGuaranteedRef {
+        chainThen($0, on: dispatcher, on_value, on_error, context, skipsCancellation: false)
+    }
 }
 
 @c @implementation
 public func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
-    guard let source = promiseHandle(p, in: "vow_catch"), on_error != nil else {
+    guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch"), on_error != nil else {
         context.destroyNow()
         return nil
     }
-    return chainThen(source, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: true)
+    return source._withUnsafeGuaranteedRef {
+        chainThen($0, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: true)
+    }
 }
 
 @c @implementation
 public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
                              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
-    guard let source = promiseHandle(p, in: "vow_catch_policy"), on_error != nil,
+    guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy"), on_error != nil,
           let skip = skipsCancellation(policy) else {
         context.destroyNow()
         return nil
     }
-    return chainThen(source, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: skip)
+    return source._withUnsafeGuaranteedRef {
+        chainThen($0, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: skip)
+    }
 }
 
 @c @implementation
 public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                         _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
-    guard let source = promiseHandle(p, in: "vow_finally"), fn != nil else {
+    guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_finally"), fn != nil else {
         context.destroyNow()
         return nil
     }
-    return chainFinally(source, on: DefaultDispatcher.shared, fn!, context)
+    return source._withUnsafeGuaranteedRef {
+        chainFinally($0, on: DefaultDispatcher.shared, fn!, context)
+    }
 }
 
 @c @implementation
@@ -86,11 +97,13 @@ public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: v
                          _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_catch_on"),
-          let source = promiseHandle(p, in: "vow_catch_on"), on_error != nil else {
+          let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_on"), on_error != nil else {
         context.destroyNow()
         return nil
     }
-    return chainThen(source, on: dispatcher, nil, on_error, context, skipsCancellation: true)
+    return source._withUnsafeGuaranteedRef {
+        chainThen($0, on: dispatcher, nil, on_error, context, skipsCancellation: true)
+    }
 }
 
 @c @implementation
@@ -99,12 +112,14 @@ public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ poli
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_catch_policy_on"),
-          let source = promiseHandle(p, in: "vow_catch_policy_on"), on_error != nil,
+          let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy_on"), on_error != nil,
           let skip = skipsCancellation(policy) else {
         context.destroyNow()
         return nil
     }
-    return chainThen(source, on: dispatcher, nil, on_error, context, skipsCancellation: skip)
+    return source._withUnsafeGuaranteedRef {
+        chainThen($0, on: dispatcher, nil, on_error, context, skipsCancellation: skip)
+    }
 }
 
 @c @implementation
@@ -113,11 +128,13 @@ public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
                            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_finally_on"),
-          let source = promiseHandle(p, in: "vow_finally_on"), fn != nil else {
+          let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_finally_on"), fn != nil else {
         context.destroyNow()
         return nil
     }
-    return chainFinally(source, on: dispatcher, fn!, context)
+    return source._withUnsafeGuaranteedRef {
+        chainFinally($0, on: dispatcher, fn!, context)
+    }
 }
 
 /// Whether `policy` skips cancellation; nil (with a diagnostic) for an unknown policy.
@@ -137,8 +154,12 @@ private func skipsCancellation(_ policy: vow_policy) -> Bool? {
 private func chainThen(_ source: Core, on dispatcher: any Dispatcher, _ onValue: vow_on_value?,
                        _ onError: vow_on_error?, _ context: consuming CContext,
                        skipsCancellation: Bool) -> OpaquePointer {
-    source.link(on: dispatcher, CLinkBody(onValue: onValue, onError: onError, skipsCancellation: skipsCancellation,
-                                          context)).retainedHandle
+    if skipsCancellation {
+        return source.link(on: dispatcher, CLinkBody<SkipsCancellation>(onValue: onValue, onError: onError, context))
+            .retainedHandle
+    }
+    return source.link(on: dispatcher, CLinkBody<AllOutcomes>(onValue: onValue, onError: onError, context))
+        .retainedHandle
 }
 
 /// `finally`: a cleanup link (it runs even if the derived promise was cancelled), then the

@@ -63,6 +63,6 @@ public func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: Unsafe
     // A link on a promise that is already fulfilled: scheduled on `d` at once, and, like
     // every link, cancelled (its destroy run) if `d` drops it or the promise is cancelled
     // first.
-    return VowValue.nullPromise.link(on: dispatcher, CLinkBody(onValue: fn, onError: nil, passesNoValue: true,
-                                                              context)).retainedHandle
+    return VowValue.nullPromise.link(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context))
+        .retainedHandle
 }

@@ -153,12 +153,30 @@ final class DispatcherHandle: HandleObject, @unchecked Sendable {
     }
 }
 
+/// What a `vow_dispatcher *` points at: a host's loop, or a Swift dispatcher shown to C.
+enum CDispatcherObject {
+    case host(HostDispatcher)
+    case swift(DispatcherHandle)
+}
+
+/// The object behind a `vow_dispatcher *` (borrowed), or nil for NULL or a handle of
+/// another kind. (Exact type checks: both classes are final.)
+func dispatcherObject(_ pointer: OpaquePointer?, in function: StaticString) -> CDispatcherObject? {
+    guard let object = handle(pointer, .dispatcher, as: HandleObject.self, in: function) else { return nil }
+    if ObjectIdentifier(type(of: object)) == ObjectIdentifier(HostDispatcher.self) {
+        return .host(unsafeDowncast(object, to: HostDispatcher.self))
+    }
+    return .swift(unsafeDowncast(object, to: DispatcherHandle.self))
+}
+
 /// The Swift dispatcher behind a `vow_dispatcher *` (borrowed), or nil for NULL or a
 /// handle of another kind.
 func dispatcherHandle(_ pointer: OpaquePointer?, in function: StaticString) -> (any Dispatcher)? {
-    guard let object = handle(pointer, .dispatcher, as: HandleObject.self, in: function) else { return nil }
-    if let host = object as? HostDispatcher { return host }
-    return (object as? DispatcherHandle)?.dispatcher
+    switch dispatcherObject(pointer, in: function) {
+    case .host(let host)?: return host
+    case .swift(let wrapper)?: return wrapper.dispatcher
+    case nil: return nil
+    }
 }
 
 extension Vow {
@@ -212,18 +230,20 @@ public func vow_dispatcher_inline() -> OpaquePointer? {
 
 @c @implementation
 public func vow_dispatcher_retain(_ d: OpaquePointer?) -> OpaquePointer? {
-    guard let object = handle(d, .dispatcher, as: HandleObject.self, in: "vow_dispatcher_retain") else { return nil }
-    if (object as? DispatcherHandle)?.isBuiltIn != true {
-        _ = Unmanaged.passUnretained(object).retain()
+    switch dispatcherObject(d, in: "vow_dispatcher_retain") {
+    case .host(let host)?: _ = Unmanaged.passUnretained(host).retain()
+    case .swift(let wrapper)?: if !wrapper.isBuiltIn { _ = Unmanaged.passUnretained(wrapper).retain() }
+    case nil: return nil
     }
     return d
 }
 
 @c @implementation
 public func vow_dispatcher_release(_ d: OpaquePointer?) {
-    guard let object = handle(d, .dispatcher, as: HandleObject.self, in: "vow_dispatcher_release") else { return }
-    if (object as? DispatcherHandle)?.isBuiltIn != true {
-        Unmanaged.passUnretained(object).release()
+    switch dispatcherObject(d, in: "vow_dispatcher_release") {
+    case .host(let host)?: Unmanaged.passUnretained(host).release()
+    case .swift(let wrapper)?: if !wrapper.isBuiltIn { Unmanaged.passUnretained(wrapper).release() }
+    case nil: break
     }
 }
 
@@ -233,12 +253,14 @@ public func vow_set_default_dispatcher(_ d: OpaquePointer?) {
         Dispatchers.setDefault(nil)
         return
     }
-    guard let object = handle(d, .dispatcher, as: HandleObject.self, in: "vow_set_default_dispatcher") else { return }
-    if let host = object as? HostDispatcher {
+    switch dispatcherObject(d, in: "vow_set_default_dispatcher") {
+    case .host(let host)?:
         Dispatchers.setDefault(host)
-    } else if let wrapper = object as? DispatcherHandle {
+    case .swift(let wrapper)?:
         // As in Swift, the library's queue and the `.default` placeholder restore the default.
         Dispatchers.setDefault(wrapper.dispatcher)
         if !wrapper.isBuiltIn { DispatcherHandle.rememberAsDefault(wrapper) }
+    case nil:
+        break
     }
 }

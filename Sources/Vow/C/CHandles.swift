@@ -20,6 +20,14 @@ import Glibc
 @inline(__always)
 func handle<T: AnyObject>(_ pointer: OpaquePointer?, _ tag: HandleTag, as type: T.Type,
                           in function: StaticString) -> T? {
+    unmanagedHandle(pointer, tag, as: T.self, in: function)?.takeUnretainedValue()
+}
+
+/// The same check, handing back the object unretained: `withHandle` runs code with it
+/// borrowed (no retain and release per call on the hot entry points).
+@inline(__always)
+func unmanagedHandle<T: AnyObject>(_ pointer: OpaquePointer?, _ tag: HandleTag, as type: T.Type,
+                                   in function: StaticString) -> Unmanaged<T>? {
     guard let pointer else { return nil }
     let raw = UnsafeRawPointer(pointer)
     let found = raw.load(fromByteOffset: handleTagOffset, as: UInt32.self)
@@ -27,12 +35,20 @@ func handle<T: AnyObject>(_ pointer: OpaquePointer?, _ tag: HandleTag, as type: 
         reportWrongHandle(found: found, expected: tag, in: function)
         return nil
     }
-    let object = Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
-    guard let typed = object as? T else {
-        reportWrongHandle(found: found, expected: tag, in: function)
-        return nil
-    }
-    return typed
+    // The tag is what identifies the object: it is written only by the initialiser of the
+    // class it names (and overwritten when the object is freed). A checked cast would add
+    // nothing here: a stray pointer that got this far would crash it as well.
+    return Unmanaged<T>.fromOpaque(raw)
+}
+
+/// Runs `body` with the object behind a handle, borrowed for the call (the caller's
+/// reference keeps it alive); `fallback` for NULL or a handle of another kind.
+@inline(__always)
+func withHandle<T: AnyObject, R>(_ pointer: OpaquePointer?, _ tag: HandleTag, as type: T.Type,
+                                 in function: StaticString, else fallback: @autoclosure () -> R,
+                                 _ body: (T) -> R) -> R {
+    guard let unmanaged = unmanagedHandle(pointer, tag, as: T.self, in: function) else { return fallback() }
+    return unmanaged._withUnsafeGuaranteedRef(body)
 }
 
 /// The `Core` behind a `vow_promise *` (see `handle(_:_:as:in:)`).
@@ -101,15 +117,14 @@ extension CHandleConvertible {
 /// Adds a reference to the handle's object (any kind) and returns the pointer; `*_retain`.
 @inline(__always)
 func retainHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: StaticString) -> OpaquePointer? {
-    guard let object = handle(pointer, tag, as: AnyObject.self, in: function) else { return nil }
-    _ = Unmanaged.passUnretained(object).retain()
+    guard let object = unmanagedHandle(pointer, tag, as: AnyObject.self, in: function) else { return nil }
+    _ = object.retain()
     return pointer
 }
 
 /// Drops a reference to the handle's object; `*_release`.
 @inline(__always)
 func releaseHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: StaticString) {
-    guard let object = handle(pointer, tag, as: AnyObject.self, in: function) else { return }
-    Unmanaged.passUnretained(object).release()
+    unmanagedHandle(pointer, tag, as: AnyObject.self, in: function)?.release()
 }
 

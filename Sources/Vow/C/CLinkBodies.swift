@@ -10,32 +10,26 @@ import CVow
 typealias CDestroy = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
 /// A C callback of a link: value and error callbacks (either may be NULL: the outcome
-/// passes through), with the catch policy.
-struct CLinkBody: LinkBody, @unchecked Sendable {
+/// passes through). `Policy` says what the entry point asked for (a catch skips
+/// cancellation, `vow_dispatch` passes no value), at the type level, so the body is four
+/// words: the link stays in a 112-byte block.
+struct CLinkBody<Policy: CLinkPolicy>: LinkBody, @unchecked Sendable {
     // @unchecked: `ctx` is the C caller's; the header makes it their promise that `ctx` may
     // be used on the dispatcher's thread and destroyed on any thread.
     let onValue: vow_on_value?
     let onError: vow_on_error?
-    /// `vow_catch`'s default policy: a cancellation passes through unseen.
-    let skipsCancellation: Bool
-    /// `vow_dispatch`: the value callback gets NULL instead of the (NULL) value.
-    let passesNoValue: Bool
     var context: CContext
 
-    init(onValue: vow_on_value?, onError: vow_on_error?, skipsCancellation: Bool = false,
-         passesNoValue: Bool = false, _ context: consuming CContext) {
+    init(onValue: vow_on_value?, onError: vow_on_error?, _ context: consuming CContext) {
         self.onValue = onValue
         self.onError = onError
-        self.skipsCancellation = skipsCancellation
-        self.passesNoValue = passesNoValue
         self.context = context
     }
 
     func run(from source: Core?, settling link: Core) {
         guard let source else { return }
         if source.isRejected {
-            let error = source.error!
-            guard let onError, !(skipsCancellation && isCancellation(error)) else {
+            guard let onError, !(Policy.skipsCancellation && isCancellation(source.error!)) else {
                 link.settle(like: source)
                 return
             }
@@ -45,11 +39,37 @@ struct CLinkBody: LinkBody, @unchecked Sendable {
                 link.settle(like: source)
                 return
             }
-            link.settle(from: callValueCallback(onValue, context.ctx, passesNoValue ? nil : source.cValue))
+            link.settle(from: callValueCallback(onValue, context.ctx, Policy.passesNoValue ? nil : source.cValue))
         }
     }
 
     mutating func dispose() { context.destroyNow() }
+}
+
+/// What a C entry point asked of its callback (see `CLinkBody`).
+protocol CLinkPolicy {
+    /// A cancellation passes through without running the error callback (`vow_catch`).
+    static var skipsCancellation: Bool { get }
+    /// The value callback gets NULL instead of a value (`vow_dispatch`).
+    static var passesNoValue: Bool { get }
+}
+
+/// `vow_then`, `vow_catch_policy(VOW_CATCH_ALL_ERRORS)`: every outcome reaches the callbacks.
+enum AllOutcomes: CLinkPolicy {
+    static var skipsCancellation: Bool { false }
+    static var passesNoValue: Bool { false }
+}
+
+/// `vow_catch`: cancellation passes through unseen.
+enum SkipsCancellation: CLinkPolicy {
+    static var skipsCancellation: Bool { true }
+    static var passesNoValue: Bool { false }
+}
+
+/// `vow_dispatch`: the callback runs with NULL for a value.
+enum NoValue: CLinkPolicy {
+    static var skipsCancellation: Bool { false }
+    static var passesNoValue: Bool { true }
 }
 
 /// A C `finally` callback: `fn(ctx)` whatever happened, then the link settles like the
@@ -147,7 +167,12 @@ extension Core {
     func settle(from slot: VowResultSlot.Outcome) {
         switch slot {
         case .unset: fulfil(VowValue.sharedNull)
-        case .returned(let value): resolve(value, as: value.resolution)
+        case .returned(let value):
+            if value.needsProcedure {
+                resolve(value, as: value.resolution)
+            } else {
+                fulfil(value)
+            }
         case .threw(let error): reject(error)
         }
     }

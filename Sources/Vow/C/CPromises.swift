@@ -7,7 +7,7 @@ import CVow
 public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
     guard let resolver_out else { return nil }
     let core = Core()
-    resolver_out.pointee = CResolver(primary: core).retainedHandle
+    resolver_out.pointee = PrimaryResolver(core).retainedHandle
     return core.retainedHandle
 }
 
@@ -63,9 +63,11 @@ public func vow_resolver_resolve(_ r: OpaquePointer?, _ x: OpaquePointer?) -> In
 
 @c @implementation
 public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_fulfill"),
-          let value = valueHandle(x, in: "vow_resolver_fulfill") else { return VOW_EINVAL.rawValue }
-    return resolver.fulfill(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
+    withHandle(r, .resolver, as: CResolver.self, in: "vow_resolver_fulfill", else: VOW_EINVAL.rawValue) { resolver in
+        withHandle(x, .value, as: VowValue.self, in: "vow_resolver_fulfill", else: VOW_EINVAL.rawValue) { value in
+            resolver.fulfill(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
+        }
+    }
 }
 
 @c @implementation

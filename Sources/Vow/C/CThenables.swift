@@ -74,7 +74,7 @@ private func callThen(_ cls: UnsafePointer<vow_thenable_class>, _ object: Unsafe
                       _ reject: @escaping @Sendable (any Error) -> Void) throws {
     var thrownError: (any Error)?
     do {
-        let resolver = CResolver(onceFor: target, resolve: resolve, reject: reject)
+        let resolver = OnceResolver(for: target, resolve: resolve, reject: reject)
         var thrown: OpaquePointer?
         let answer = withExtendedLifetime(resolver) {
             cls.pointee.call_then!(object, method, resolver.borrowedHandle, &thrown)

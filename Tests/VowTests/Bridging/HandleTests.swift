@@ -12,7 +12,7 @@ extension BridgingTests {
             let objects: [(AnyObject, HandleTag)] = [
                 (VowValue(.int(1)), .value), (Core(), .promise),
                 (VowErrorBox.boxing(TokenError(token: 1)), .error),
-                (CResolver(primary: Core(fulfilled: 1)), .resolver),
+                (PrimaryResolver(Core(fulfilled: 1)), .resolver),
                 (DispatcherHandle(SerialDispatcher()), .dispatcher),
             ]
             for (object, tag) in objects {
