@@ -114,6 +114,15 @@ import Synchronization
         StoredValue.load(T.self, bits: bits, storage: flags.storage)
     }
 
+    /// The object the promise is fulfilled with if it is a `T`, unretained: valid while
+    /// this promise lives (it holds the object). For faces whose values are objects (C's
+    /// values): no retain and release per read.
+    @inlinable
+    package final func heldObject<T: AnyObject>(_ type: T.Type) -> Unmanaged<T>? {
+        guard holds(T.self) else { return nil }
+        return Unmanaged<T>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+    }
+
     /// The value as a `T`, or nil if the promise is not fulfilled or holds another type.
     @inlinable
     package final func value<T>(as type: T.Type) -> T? {

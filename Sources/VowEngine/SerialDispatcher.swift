@@ -1,5 +1,9 @@
 import Dispatch
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A serial queue of jobs, drained in batches by one Dispatch worker at a time.
 ///
 /// The library's default dispatcher is one of these. Submitting to it costs no allocation:
@@ -43,15 +47,26 @@ public final class SerialDispatcher: Dispatcher, ContinuationSink, @unchecked Se
         state.runningSerialDispatcher = ObjectIdentifier(self)
         defer { state.runningSerialDispatcher = outer }
         var batch: [Continuation] = []
+        var lingered = false
         while true {
             lock.lock()
             swap(&batch, &jobs)
             if batch.isEmpty {
+                if !lingered {
+                    // Ran dry: before going idle (and paying a Dispatch round-trip to start
+                    // again on the next submission), let the submitting threads run once;
+                    // a producer that is still going usually refills the queue meanwhile.
+                    lock.unlock()
+                    lingered = true
+                    sched_yield()
+                    continue
+                }
                 draining = false
                 lock.unlock()
                 return
             }
             lock.unlock()
+            lingered = false
             for job in batch { job.run() }
             batch.removeAll(keepingCapacity: batch.capacity <= 4096)
         }
@@ -128,6 +143,8 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     /// registration time.
     @inlinable
     package static func resolve(_ dispatcher: any Dispatcher) -> any Dispatcher {
-        dispatcher === DefaultDispatcher.shared ? currentDefault : dispatcher
+        // An exact type check (there is one `DefaultDispatcher`), not an identity check
+        // against `DefaultDispatcher.shared`, which would run its lazy initialiser's check.
+        ObjectIdentifier(type(of: dispatcher)) == ObjectIdentifier(DefaultDispatcher.self) ? currentDefault : dispatcher
     }
 }

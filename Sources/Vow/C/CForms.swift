@@ -20,11 +20,18 @@ final class CForms: @unchecked Sendable {
 }
 
 extension Core {
-    /// The value as C sees it (borrowed: the promise keeps it). The promise is fulfilled.
+    /// The value as C sees it. The promise is fulfilled.
     var cValue: VowValue {
-        if holds(VowValue.self) { return load(VowValue.self) }
-        return faceCache { CForms(value: VowValue.bridging(anyValue!), error: nil) }.value
-            ?? VowValue.bridging(anyValue!)
+        withCValue { $0 }
+    }
+
+    /// Runs `body` with the value as C sees it, borrowed (the promise keeps it; no retain
+    /// for a value that came from C). The promise is fulfilled.
+    @inline(__always)
+    func withCValue<R>(_ body: (VowValue) -> R) -> R {
+        if let held = heldObject(VowValue.self) { return held._withUnsafeGuaranteedRef(body) }
+        let cached = faceCache { CForms(value: VowValue.bridging(anyValue!), error: nil) }.value
+        return body(cached ?? VowValue.bridging(anyValue!))
     }
 
     /// The error as C sees it (borrowed: the promise keeps it). The promise is rejected.

@@ -39,7 +39,10 @@ struct CLinkBody<Policy: CLinkPolicy>: LinkBody, @unchecked Sendable {
                 link.settle(like: source)
                 return
             }
-            link.settle(from: callValueCallback(onValue, context.ctx, Policy.passesNoValue ? nil : source.cValue))
+            let outcome = Policy.passesNoValue
+                ? callValueCallback(onValue, context.ctx, nil)
+                : source.withCValue { callValueCallback(onValue, context.ctx, $0) }
+            link.settle(from: outcome)
         }
     }
 
@@ -141,18 +144,18 @@ struct VowResultSlot {
         case threw(VowErrorBox)
     }
 
-    /// Marks a live slot, so a stray pointer passed as `vow_result *` is refused.
+    /// Marks a live slot, so a stray pointer passed as `vow_result *` is refused. The first
+    /// field: `from(_:in:)` reads it at offset 0 (a test checks the layout).
     var magic: UInt64 = VowResultSlot.liveMagic
     var outcome: Outcome = .unset
 
-    static let liveMagic: UInt64 = 0x746c_7573_2d77_6f76  // "vow-sult"
-    static let magicOffset = MemoryLayout<VowResultSlot>.offset(of: \.magic)!
+    static var liveMagic: UInt64 { 0x746c_7573_2d77_6f76 }  // "vow-sult"
 
     /// The slot behind `out`, or nil (with a diagnostic) if `out` is not a live slot.
     static func from(_ out: OpaquePointer?, in function: StaticString) -> UnsafeMutablePointer<VowResultSlot>? {
         guard let out else { return nil }
         let raw = UnsafeMutableRawPointer(out)
-        guard raw.load(fromByteOffset: magicOffset, as: UInt64.self) == liveMagic else {
+        guard raw.load(as: UInt64.self) == liveMagic else {
             writeDiagnostic("vow: \(function): expected the vow_result of a running callback")
             return nil
         }

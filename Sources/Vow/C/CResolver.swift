@@ -21,7 +21,7 @@ class CResolver: HandleObject, @unchecked Sendable {
 
     /// `vow_resolver_fulfill`: false if the resolver was already used.
     func fulfill(_ value: VowValue) -> Bool {
-        core.fulfilFromResolver(value)
+        Unmanaged.passUnretained(core)._withUnsafeGuaranteedRef { $0.fulfilFromResolver(value) }
     }
 
     /// `vow_resolver_reject`: false if the resolver was already used.
@@ -45,7 +45,8 @@ class CResolver: HandleObject, @unchecked Sendable {
 final class PrimaryResolver: CResolver, @unchecked Sendable {
     // @unchecked: see `CResolver`.
     deinit {
-        core.breakIfResolverUnused()
+        // Borrowed: the resolver holds the promise for as long as this runs.
+        Unmanaged.passUnretained(core)._withUnsafeGuaranteedRef { $0.breakIfResolverUnused() }
     }
 }
 

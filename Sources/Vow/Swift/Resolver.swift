@@ -11,7 +11,10 @@ public final class Resolver<T> {
     @usableFromInline
     init(core: Core) { self.core = core }
 
-    deinit { core.breakIfResolverUnused() }
+    deinit {
+        // Borrowed: the resolver holds the promise for as long as this runs.
+        Unmanaged.passUnretained(core)._withUnsafeGuaranteedRef { $0.breakIfResolverUnused() }
+    }
 
     /// Fulfils the promise with `value`.
     @inlinable
