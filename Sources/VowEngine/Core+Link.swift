@@ -106,10 +106,13 @@ extension LinkBody {
     }
 
     /// The dispatcher released the link without running it: its body never runs (it is
-    /// disposed now) and the link is cancelled, so the chain behind it ends.
+    /// disposed) and the link is cancelled, so the chain behind it ends.
+    ///
+    /// Through the per-thread inline queue: a dispatcher may drop work inside `dispatch`,
+    /// and cancelling schedules the next link, which it drops again; queued, a long chain
+    /// on such a dispatcher ends in a loop instead of a recursion.
     @usableFromInline package override func dropped() {
-        disposeUnrun()
-        cancel()
+        cancelAsDropped()
     }
 
     @usableFromInline package override var isCleanupLink: Bool { Body.isCleanup }
@@ -155,6 +158,15 @@ package enum LinkTarget {
 }
 
 extension Core {
+    /// Disposes the body and cancels, through the per-thread inline queue (see
+    /// `Link.dropped()`).
+    final func cancelAsDropped() {
+        InlineDispatcher.run(ClosureJob { [self] in
+            self.disposeUnrun()
+            self.cancel()
+        })
+    }
+
     /// The link primitive: registers `body` to run on `dispatcher` once this promise
     /// settles, and returns the derived promise, which `body` settles. `dispatcher` may be
     /// the `.default` placeholder: it is resolved now, when the link is made.

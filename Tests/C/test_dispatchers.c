@@ -481,6 +481,50 @@ test_job_drop_of_dispatch(void)
     host_queue_free(q);
 }
 
+/* A host that drops every job inside submit (its loop is gone): a long chain on it ends
+ * cancelled, in a loop, not a recursion that would overflow the stack. */
+static void
+drop_at_once(void *ctx, vow_job run, void *job)
+{
+    (void)ctx;
+    (void)run;
+    vow_job_drop(job);
+}
+
+static void
+pass_value(void *ctx, const vow_value *value, vow_result *out)
+{
+    (void)ctx;
+    vow_result_return(out, value);
+}
+
+static void
+test_job_drop_inside_submit_long_chain(void)
+{
+    vow_dispatcher *d = vow_dispatcher_new(drop_at_once, NULL, NULL);
+    REQUIRE(d != NULL);
+    vow_resolver *r = NULL;
+    vow_promise *head = vow_promise_pending(&r);
+    vow_promise *p = vow_promise_retain(head);
+    long n = ts_small() ? 20000 : 200000;
+    for (long i = 0; i < n; i++) {
+        vow_promise *q = vow_then_on(d, p, pass_value, NULL, NULL, NULL);
+        vow_promise_release(p);
+        p = q;
+    }
+    vow_value *v = vow_value_int(1);
+    CHECK_EQ_INT(vow_resolver_fulfill(r, v), VOW_OK);
+    vow_error *e = NULL;
+    CHECK_EQ_INT(vow_wait(p, ts_wait_seconds(), NULL, &e), VOW_REJECTED);
+    CHECK(e != NULL && vow_error_is_cancelled(e));
+    vow_error_release(e);
+    vow_value_release(v);
+    vow_promise_release(p);
+    vow_promise_release(head);
+    vow_resolver_release(r);
+    vow_dispatcher_release(d);
+}
+
 TEST_MAIN_BEGIN("test_dispatchers")
     RUN_TEST(test_host_dispatcher_fifo_on_owner_thread);
     RUN_TEST(test_submit_from_other_threads);
@@ -495,4 +539,5 @@ TEST_MAIN_BEGIN("test_dispatchers")
     RUN_TEST(test_dispatch_inline_runs_in_the_call);
     RUN_TEST(test_job_drop_cancels_the_promise);
     RUN_TEST(test_job_drop_of_dispatch);
+    RUN_TEST(test_job_drop_inside_submit_long_chain);
 TEST_MAIN_END

@@ -107,6 +107,21 @@ struct DeepChainTests {
         #expect(code == .broken)
     }
 
+    @Test("a 200,000-link chain whose dispatcher drops every job inside dispatch ends cancelled, without recursion, on a 512 KB thread")
+    func droppedDeepChain() throws {
+        let code = try onNewThread(stackSize: smallStack, within: deepChainSeconds, "a 512 KB thread") {
+            let queue = InvalidatableQueue(.inline)
+            queue.invalidate()  // from now on it releases work inside dispatch, unrun
+            let (head, resolver) = Promise<Int>.pending()
+            var tail = head
+            for _ in 0..<Stress.chainLength / 5 { tail = tail.then(on: queue) { $0 + 1 } }
+            resolver.fulfill(0)  // each dropped link is cancelled, which reaches the next
+            #expect(tail.isCancelled)
+            return try vowCode(of: tail)
+        }
+        #expect(code == .cancelled)
+    }
+
     @Test("cancelling the tail of a 200,000-link chain travels to the head without recursion, on a 512 KB thread")
     func cancelDeepChain() throws {
         let cancelled = Counter()
