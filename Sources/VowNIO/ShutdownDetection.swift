@@ -2,7 +2,7 @@
 import NIOCore
 import Synchronization
 
-// How an `EventLoopDispatcher` learns that its loop has shut down, without calling into a
+// How an `EventLoopDispatcher` (its `LoopQueue`) learns that its loop has shut down, without calling into a
 // loop that has (NIO prints an error for a task submitted to a shut-down loop, crashes
 // with SWIFTNIO_STRICT=1, and says it will crash in future versions).
 //
@@ -20,12 +20,13 @@ import Synchronization
 
 /// Tells its dispatcher when the loop cancels it (shutdown) or lets go of it unfired.
 final class ShutdownWatch: NIOScheduledCallbackHandler, Sendable {
-    /// Weak: the loop keeps the watch until shutdown; the dispatcher must be free to go.
-    private weak let dispatcher: EventLoopDispatcher?
+    /// The loop keeps the watch (and so the queue) until it shuts down or the dispatcher's
+    /// deinit cancels the watch.
+    private let queue: LoopQueue
     private let fired = Atomic<Bool>(false)
 
-    init(_ dispatcher: EventLoopDispatcher) {
-        self.dispatcher = dispatcher
+    init(_ queue: LoopQueue) {
+        self.queue = queue
     }
 
     func handleScheduledCallback(eventLoop: some EventLoop) {
@@ -35,35 +36,36 @@ final class ShutdownWatch: NIOScheduledCallbackHandler, Sendable {
     }
 
     func didCancelScheduledCallback(eventLoop: some EventLoop) {
-        // The loop is shutting down (or the dispatcher's deinit cancelled the watch:
-        // `dispatcher` is nil then).
-        dispatcher?.loopIsShuttingDown()
+        // The loop is shutting down, or the dispatcher was released (its deinit cancelled
+        // the watch): either way, nothing new will be submitted through this queue. (NIO may
+        // call this under its own lock: no call into NIO from here.)
+        queue.loopIsShuttingDown()
     }
 
     deinit {
         // Released unfired and uncancelled: the loop dropped the registration, which only a
         // loop that had already shut down does.
-        if !fired.load(ordering: .relaxed) { dispatcher?.loopIsShuttingDown() }
+        if !fired.load(ordering: .relaxed) { queue.loopIsShuttingDown() }
     }
 }
 
 /// One drain task handed to the loop: runs the drain, or, released unrun, reports that the
 /// loop refused the task.
 final class DrainTicket: Sendable {
-    private let dispatcher: EventLoopDispatcher
+    private let queue: LoopQueue
     private let ran = Atomic<Bool>(false)
 
-    init(_ dispatcher: EventLoopDispatcher) {
-        self.dispatcher = dispatcher
+    init(_ queue: LoopQueue) {
+        self.queue = queue
     }
 
     func run() {
         ran.store(true, ordering: .relaxed)
-        dispatcher.drain()
+        queue.drain()
     }
 
     deinit {
-        if !ran.load(ordering: .relaxed) { dispatcher.loopRefusedDrain() }
+        if !ran.load(ordering: .relaxed) { queue.loopRefusedDrain() }
     }
 }
 #endif

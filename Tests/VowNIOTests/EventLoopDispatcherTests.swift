@@ -172,7 +172,7 @@ extension NIOBridge {
             }
         }
 
-        @Test("queued work keeps the dispatcher alive; the loop does not")
+        @Test("the loop does not keep a dispatcher alive; work submitted before it was released still runs, in order")
         func lifetime() throws {
             try withLoop { loop, _ throws in
                 weak var idle: EventLoopDispatcher?
@@ -184,16 +184,17 @@ extension NIOBridge {
 
                 let gate = block(loop)
                 weak var busy: EventLoopDispatcher?
-                let ran = Counter()
+                let seen = LoopConfined<[Int]>([], on: loop)
+                let count = 2 * EventLoopDispatcher.maximumJobsPerLoopTask + 3
                 do {
                     let dispatcher = EventLoopDispatcher(loop)
                     busy = dispatcher
-                    dispatcher.dispatch { ran.increment() }
+                    for index in 0..<count { dispatcher.dispatch { seen.value.append(index) } }
                 }
-                #expect(busy != nil, "a dispatcher with queued work was freed")
+                #expect(busy == nil)
                 gate.signal()
-                #expect(eventually { ran.count == 1 })
-                #expect(eventually { busy == nil })
+                #expect(eventually { (try? value(of: loop.submit { seen.value.count })) == count })
+                #expect(try value(of: loop.submit { seen.value }) == Array(0..<count))
             }
         }
     }
