@@ -2,6 +2,11 @@
 import Dispatch
 import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The queue behind an `EventLoopDispatcher`: work waiting for the loop, drained on the loop
 /// in loop tasks, and what happens when the loop shuts down.
@@ -11,8 +16,27 @@ import NIOCore
 /// reference would move every retain and release of the dispatcher, one per promise link,
 /// to the slow side-table path). Work waiting here keeps the queue alive, not the
 /// dispatcher: work submitted before the dispatcher was released still runs.
-final class LoopQueue: Sendable {
+///
+/// Two ways in. Work submitted by the callbacks this queue is running (the next link of a
+/// chain, on the loop thread, while the queue's drain runs there) goes to `local`, without
+/// the lock, when nothing is waiting in `state.queue`: it then comes after everything
+/// submitted before it, and before whatever is submitted to `state.queue` later, so the
+/// order stays the order of submission. All other work goes through the lock.
+final class LoopQueue: @unchecked Sendable {
+    // @unchecked: `local` is read and written only by the thread running `drain()` (the
+    // loop's), which `drainThread` names while it runs; all other state is under
+    // `state`'s lock or atomic.
     typealias Work = @Sendable () -> Void
+
+    /// The thread running `drain()` now (0: none). Only that thread stores its own id, so a
+    /// thread reading its own id here knows it is inside the drain.
+    private let drainThread = Atomic<UInt>(0)
+    /// `state.queue.count`, stored under the lock, read without it by the fast path.
+    private let queued = Atomic<Int>(0)
+    /// `state.open`, stored under the lock, read without it by the fast path.
+    private let isOpen = Atomic<Bool>(true)
+    /// Work submitted from inside the running drain (see above); drained before it ends.
+    @exclusivity(unchecked) private var local: [Work] = []
 
     /// The queue and its state, under one lock. Never held while user code runs or while
     /// calling into NIO.
@@ -26,11 +50,9 @@ final class LoopQueue: Sendable {
         /// `carried` are empty unless `draining`.
         var draining = false
         var queue: [Work] = []
-        /// The rest of a batch that a drain task left for the next one (it had run
-        /// `maximumJobsPerLoopTask` callbacks), from index `carriedStart`: runs before
-        /// `queue`.
+        /// What a drain task left for the next one (it had run `maximumJobsPerLoopTask`
+        /// callbacks): the rest of its batch, then its `local` work. Runs before `queue`.
         var carried: [Work] = []
-        var carriedStart = 0
         /// Work to release unrun, see `releaseDropped()`.
         var dropped: [Work] = []
         var releasing = false
@@ -65,6 +87,11 @@ final class LoopQueue: Sendable {
 
     /// `EventLoopDispatcher.dispatch`.
     func dispatch(_ work: @escaping @Sendable () -> Void) {
+        if drainThread.load(ordering: .relaxed) == currentThread(),
+           queued.load(ordering: .relaxed) == 0, isOpen.load(ordering: .relaxed) {
+            local.append(work)  // a callback of this queue submits the next one
+            return
+        }
         enum Action { case none, startDrain, releaseDropped }
         let action = state.withLockedValue { state -> Action in
             guard state.open else {
@@ -72,6 +99,7 @@ final class LoopQueue: Sendable {
                 return state.startReleasing() ? .releaseDropped : .none
             }
             state.queue.append(work)
+            queued.store(state.queue.count, ordering: .relaxed)
             if state.draining { return .none }
             state.draining = true
             return .startDrain
@@ -97,17 +125,16 @@ final class LoopQueue: Sendable {
     /// is left without handing the loop back: the queue no longer grows then, and a loop
     /// that shuts down runs its last tasks in a bounded number of rounds.
     func drain() {
+        drainThread.store(currentThread(), ordering: .relaxed)
+        defer { drainThread.store(0, ordering: .relaxed) }
         enum Step { case run, stop, yield }
         var batch: [Work] = []
-        var start = 0
         var ran = 0
         while true {
             let step = state.withLockedValue { state -> Step in
                 guard state.draining else { return .stop }  // the loop refused a drain task
                 if !state.carried.isEmpty {
                     swap(&batch, &state.carried)
-                    start = state.carriedStart
-                    state.carriedStart = 0
                     return .run
                 }
                 if state.queue.isEmpty {
@@ -116,7 +143,7 @@ final class LoopQueue: Sendable {
                 }
                 if ran >= maximumJobsPerLoopTask && state.open { return .yield }
                 swap(&batch, &state.queue)
-                start = 0
+                queued.store(0, ordering: .relaxed)
                 return .run
             }
             switch step {
@@ -126,30 +153,44 @@ final class LoopQueue: Sendable {
                 scheduleDrain()
                 return
             case .run:
-                var index = start
-                while index < batch.count {
-                    if ran >= maximumJobsPerLoopTask && handBack(batch: &batch, from: index) {
-                        scheduleDrain()
-                        return
-                    }
-                    batch[index]()
-                    index += 1
-                    ran += 1
+                // The batch, then what its callbacks submitted, until they submit no more.
+                guard run(&batch, ran: &ran) else { return scheduleDrain() }
+                while !local.isEmpty {
+                    swap(&batch, &local)
+                    guard run(&batch, ran: &ran) else { return scheduleDrain() }
                 }
-                batch.removeAll(keepingCapacity: batch.capacity <= 4096)
             }
         }
     }
 
-    /// Leaves `batch[index...]` for the next drain task, unless the loop is shutting down
-    /// (then the current task runs everything). True if it did.
-    private func handBack(batch: inout [Work], from index: Int) -> Bool {
-        state.withLockedValue { state in
+    /// Runs `batch` in order and empties it. After `maximumJobsPerLoopTask` callbacks (in
+    /// all, `ran`) it leaves the rest, and `local`, to the next drain task and returns false,
+    /// unless the queue is closed.
+    private func run(_ batch: inout [Work], ran: inout Int) -> Bool {
+        var index = 0
+        while index < batch.count {
+            if ran >= maximumJobsPerLoopTask && handBack(batch[index...]) {
+                batch.removeAll()
+                return false
+            }
+            batch[index]()
+            index += 1
+            ran += 1
+        }
+        batch.removeAll(keepingCapacity: batch.capacity <= 4096)
+        return true
+    }
+
+    /// Leaves `rest`, then `local`, for the next drain task (they run before `state.queue`),
+    /// unless the queue is closed (then the current task runs everything). True if it did.
+    private func handBack(_ rest: ArraySlice<Work>) -> Bool {
+        let handedBack = state.withLockedValue { state -> Bool in
             guard state.open else { return false }
-            swap(&state.carried, &batch)
-            state.carriedStart = index
+            state.carried = Array(rest) + local
             return true
         }
+        if handedBack { local.removeAll() }
+        return handedBack
     }
 
     // MARK: Shutdown
@@ -161,6 +202,7 @@ final class LoopQueue: Sendable {
     func loopIsShuttingDown() {
         state.withLockedValue { state in
             state.open = false
+            isOpen.store(false, ordering: .relaxed)
             state.watch = nil
         }
     }
@@ -171,11 +213,11 @@ final class LoopQueue: Sendable {
     func loopRefusedDrain() {
         let release = state.withLockedValue { state -> Bool in
             state.open = false
+            isOpen.store(false, ordering: .relaxed)
             state.watch = nil
             state.draining = false
-            if !state.carried.isEmpty {
-                state.dropped.append(contentsOf: state.carried[state.carriedStart...])
-            }
+            queued.store(0, ordering: .relaxed)
+            state.dropped.append(contentsOf: state.carried)
             state.dropped.append(contentsOf: state.queue)
             state.carried = []
             state.queue = []
@@ -208,6 +250,12 @@ final class LoopQueue: Sendable {
             }
         }
     }
+}
+
+/// An id for the calling thread (its `pthread_t`), never 0.
+@inline(__always)
+private func currentThread() -> UInt {
+    UInt(pthread_self())
 }
 
 extension LoopQueue.State {

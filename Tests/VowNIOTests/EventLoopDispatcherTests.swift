@@ -109,6 +109,36 @@ extension NIOBridge {
             }
         }
 
+        @Test("work a callback submits after another thread submitted runs after that thread's work")
+        func orderAcrossThreadsFromInsideACallback() throws {
+            try withLoop { loop, onLoop throws in
+                let rounds = scaled(200)
+                let seen = LoopConfined<[String]>([], on: loop)
+                for round in 0..<rounds {
+                    let submitted = DispatchSemaphore(value: 0)
+                    let done = DispatchSemaphore(value: 0)
+                    // A callback on the loop waits until another thread has submitted its
+                    // work, then submits its own: that one was submitted later, so it runs
+                    // later, although it comes from inside the running queue.
+                    onLoop.dispatch {
+                        _ = submitted.wait(timeout: .now() + NIOBridge.waitSeconds)
+                        onLoop.dispatch {
+                            seen.value.append("inside \(round)")
+                            done.signal()
+                        }
+                    }
+                    let other = runOnThreads(1) { _ in
+                        onLoop.dispatch { seen.value.append("other \(round)") }
+                        submitted.signal()
+                    }
+                    #expect(other)
+                    #expect(done.wait(timeout: .now() + waitSeconds) == .success)
+                }
+                let expected = (0..<rounds).flatMap { ["other \($0)", "inside \($0)"] }
+                #expect(try value(of: loop.submit { seen.value }) == expected)
+            }
+        }
+
         @Test("exact counts: 4 threads settle 4 x N promises whose callbacks run on the loop")
         func exactCountsUnderConcurrency() throws {
             try withLoop { loop, onLoop throws in
