@@ -164,45 +164,47 @@ for workload in workloads {
     results[workload] = measure(workload)
 }
 
-if callgrindDirectory != nil {
-    print("Instructions per op (callgrind, every thread, one run after a warm-up; scale \(scale)); in parentheses, allocations per op.\n")
-} else {
-    print("Times: median of \(runs) runs, ns per op (scale \(scale)); in parentheses, allocations per op (median).\n")
-}
-print("| workload | \(callgrindDirectory != nil ? "per" : "unit") | " + Impl.allCases.map(\.rawValue).joined(separator: " | ") + " |")
-print("|---|---|" + Impl.allCases.map { _ in "---:" }.joined(separator: "|") + "|")
-for workload in workloads {
-    let cells = Impl.allCases.map { impl -> String in
-        switch results[workload]![impl]! {
-        case .measured(let median, _, let allocations):
-            return "\(format(median)) (\(format(allocations, digits: 1)))"
-        case .skipped(let why):
-            return why
-        }
+if !workloads.isEmpty {
+    if callgrindDirectory != nil {
+        print("Instructions per op (callgrind, every thread, one run after a warm-up; scale \(scale)); in parentheses, allocations per op.\n")
+    } else {
+        print("Times: median of \(runs) runs, ns per op (scale \(scale)); in parentheses, allocations per op (median).\n")
     }
-    let unit = callgrindDirectory != nil ? String(workload.unit.split(separator: "/").last!) : workload.unit
-    print("| \(workload.rawValue) | \(unit) | " + cells.joined(separator: " | ") + " |")
-}
-
-print("\nRatios below 1.00x: Vow is faster. Inline modes against inline modes, queued against queued.")
-let pairs: [(String, Impl, Impl)] = [
-    ("Vow .default / nio loop", .vowDefault, .nioLoop),
-    ("Vow .inline / nio embedded", .vowInline, .nioEmbedded),
-    ("Vow .default / box queue", .vowDefault, .boxQueue),
-    ("Vow .inline / box inline", .vowInline, .boxInline),
-    ("C default / Vow .default", .cDefault, .vowDefault),
-    ("C inline / Vow .inline", .cInline, .vowInline),
-]
-let ratioTables = callgrindDirectory != nil ? [("instruction counts", \Cell.median)]
-    : [("medians", \Cell.median), ("best of \(runs) runs", \Cell.best)]
-for (title, pick) in ratioTables {
-    print("\nRatios of \(title):\n")
-    print("| workload | " + pairs.map(\.0).joined(separator: " | ") + " |")
-    print("|---|" + pairs.map { _ in "---:" }.joined(separator: "|") + "|")
+    print("| workload | \(callgrindDirectory != nil ? "per" : "unit") | " + Impl.allCases.map(\.rawValue).joined(separator: " | ") + " |")
+    print("|---|---|" + Impl.allCases.map { _ in "---:" }.joined(separator: "|") + "|")
     for workload in workloads {
-        let row = results[workload]!
-        let cells = pairs.map { ratio(row[$0.1]![keyPath: pick], row[$0.2]![keyPath: pick]) }
-        print("| \(workload.rawValue) | " + cells.joined(separator: " | ") + " |")
+        let cells = Impl.allCases.map { impl -> String in
+            switch results[workload]![impl]! {
+            case .measured(let median, _, let allocations):
+                return "\(format(median)) (\(format(allocations, digits: 1)))"
+            case .skipped(let why):
+                return why
+            }
+        }
+        let unit = callgrindDirectory != nil ? String(workload.unit.split(separator: "/").last!) : workload.unit
+        print("| \(workload.rawValue) | \(unit) | " + cells.joined(separator: " | ") + " |")
+    }
+
+    print("\nRatios below 1.00x: Vow is faster. Inline modes against inline modes, queued against queued.")
+    let pairs: [(String, Impl, Impl)] = [
+        ("Vow .default / nio loop", .vowDefault, .nioLoop),
+        ("Vow .inline / nio embedded", .vowInline, .nioEmbedded),
+        ("Vow .default / box queue", .vowDefault, .boxQueue),
+        ("Vow .inline / box inline", .vowInline, .boxInline),
+        ("C default / Vow .default", .cDefault, .vowDefault),
+        ("C inline / Vow .inline", .cInline, .vowInline),
+    ]
+    let ratioTables = callgrindDirectory != nil ? [("instruction counts", \Cell.median)]
+        : [("medians", \Cell.median), ("best of \(runs) runs", \Cell.best)]
+    for (title, pick) in ratioTables {
+        print("\nRatios of \(title):\n")
+        print("| workload | " + pairs.map(\.0).joined(separator: " | ") + " |")
+        print("|---|" + pairs.map { _ in "---:" }.joined(separator: "|") + "|")
+        for workload in workloads {
+            let row = results[workload]!
+            let cells = pairs.map { ratio(row[$0.1]![keyPath: pick], row[$0.2]![keyPath: pick]) }
+            print("| \(workload.rawValue) | " + cells.joined(separator: " | ") + " |")
+        }
     }
 }
 
