@@ -40,3 +40,38 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: VowNIO (trait "NIO", off by default)
+//
+// The swift-nio bridge: `EventLoopDispatcher`, `Promise(future)`, `futureResult(on:)`.
+// With the trait off (the default) nothing here is resolved, fetched or built beyond two
+// empty modules: the core keeps no dependency. A user turns it on with
+//   .package(url: "…/vow", from: "…", traits: ["NIO"])
+// and depends on `.product(name: "VowNIO", package: "vow")`.
+package.traits.formUnion([
+    .trait(name: "NIO", description: "Builds VowNIO, the swift-nio bridge (depends on swift-nio)."),
+    .default(enabledTraits: []),
+])
+package.dependencies.append(.package(url: "https://github.com/apple/swift-nio", from: "2.101.0"))
+package.products.append(.library(name: "VowNIO", targets: ["VowNIO"]))
+package.targets.append(contentsOf: [
+    .target(
+        name: "VowNIO",
+        dependencies: [
+            "Vow",
+            .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["NIO"])),
+        ],
+        swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    .testTarget(
+        name: "VowNIOTests",
+        dependencies: [
+            "VowNIO",
+            .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["NIO"])),
+        ],
+        swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+])

@@ -14,11 +14,16 @@ import class Foundation.ProcessInfo
 // VOW_PATH=/other/checkout measures another copy of the library (say, before and after a
 // change to the engine); by default, the repository this folder belongs to.
 let vowPath = ProcessInfo.processInfo.environment["VOW_PATH"] ?? ".."
+// Copies of Vow from before VowNIO (its "NIO" trait) are measured without the
+// nio-dispatcher-chain workload.
+let vowHasNIO = (try? String(contentsOfFile: vowPath + "/Package.swift", encoding: .utf8))?
+    .contains("VowNIO") ?? false
 
 let package = Package(
     name: "VowBenchmarks",
     dependencies: [
-        .package(name: "Vow", path: vowPath),
+        // With the NIO trait: the VowNIO bridge (EventLoopDispatcher) for nio-dispatcher-chain.
+        vowHasNIO ? .package(name: "Vow", path: vowPath, traits: ["NIO"]) : .package(name: "Vow", path: vowPath),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
@@ -34,7 +39,8 @@ let package = Package(
         // process (definitions in the executable interpose libc's). BenchSummary only:
         // the ordo-one runner brings its own interposer.
         .target(name: "CAllocCounter"),
-        // The workloads: Vow (Swift and C), swift-nio, and the bare box.
+        // The workloads: Vow (Swift and C), swift-nio, the bare box, and Vow on a swift-nio
+        // loop through VowNIO.
         .target(
             name: "BenchWorkloads",
             dependencies: [
@@ -43,8 +49,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            ] + (vowHasNIO ? [.product(name: "VowNIO", package: "Vow")] : []),
+            swiftSettings: [.swiftLanguageMode(.v6)] + (vowHasNIO ? [.define("VOW_NIO")] : [])
         ),
         // The summary table: plain ContinuousClock timing, medians of 7 runs.
         .executableTarget(

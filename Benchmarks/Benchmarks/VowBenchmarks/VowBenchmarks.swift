@@ -46,6 +46,23 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Vow on a swift-nio loop through VowNIO's EventLoopDispatcher, beside NIO's own chain
+    // on the same loop: one chain of 1,000 links per iteration.
+    for side in NIODispatcherChain.Side.allCases {
+        Benchmark("\(NIODispatcherChain.name) \(side.rawValue)",
+                  configuration: .init(metrics: [.wallClock, .mallocCountTotal, .throughput],
+                                       warmupIterations: 1,
+                                       scalingFactor: .kilo,
+                                       maxDuration: .seconds(2),
+                                       maxIterations: 2_000)) { benchmark in
+            guard let trial = try? NIODispatcherChain.trial(side, scale: 0.05) else { return }
+            benchmark.startMeasurement()
+            trial.run()
+            benchmark.stopMeasurement()
+            if let problem = trial.finish() { fatalError(problem) }
+        }
+    }
+
     // Bytes and allocations held by one pending promise with one handler attached.
     for impl in [Impl.boxInline, .nioEmbedded, .vowDefault, .cDefault] {
         Benchmark("pending-memory \(impl.rawValue)",

@@ -32,7 +32,7 @@ while let argument = arguments.popFirst() {
     case "--only": only = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--callgrind": callgrindDirectory = arguments.popFirst()
     default:
-        print("usage: BenchSummary [--runs N] [--scale X] [--callgrind DIR] [--only \(Workload.allCases.map(\.rawValue).joined(separator: ","))]")
+        print("usage: BenchSummary [--runs N] [--scale X] [--callgrind DIR] [--only \((Workload.allCases.map(\.rawValue) + [NIODispatcherChain.name, "memory"]).joined(separator: ","))]")
         exit(2)
     }
 }
@@ -65,9 +65,15 @@ func nanoseconds(_ duration: Duration) -> Double {
 /// why it cannot run.
 @MainActor
 func runOnce(_ workload: Workload, _ impl: Impl) -> Result<(Double, Double), Skip> {
-    let ops = Double(workload.ops(scale: scale))
     let trial: Trial
     do { trial = try makeTrial(workload, impl, scale: scale) } catch { return .failure(error) }
+    return .success(run(trial, ops: Double(workload.ops(scale: scale)), "\(workload.rawValue) on \(impl.rawValue)"))
+}
+
+/// Times `trial` (or counts its instructions under callgrind); returns (ns or instructions
+/// per op, allocations per op). A wrong result is recorded under `label`.
+@MainActor
+func run(_ trial: Trial, ops: Double, _ label: String) -> (Double, Double) {
     let clock = ContinuousClock()
     let allocationsBefore = alloc_counter_total()
     if callgrindDirectory != nil { bench_callgrind_zero() }
@@ -76,13 +82,13 @@ func runOnce(_ workload: Workload, _ impl: Impl) -> Result<(Double, Double), Ski
     let elapsed = clock.now - start
     if callgrindDirectory != nil { bench_callgrind_dump() }
     let allocated = alloc_counter_total() - allocationsBefore
-    if let problem = trial.finish() { failures.append("\(workload.rawValue) on \(impl.rawValue): \(problem)") }
+    if let problem = trial.finish() { failures.append("\(label): \(problem)") }
     if let directory = callgrindDirectory {
         dumps += 1
         let instructions = callgrindTotal("\(directory)/cg.out.\(dumps)") ?? .nan
-        return .success((instructions / ops, Double(allocated) / ops))
+        return (instructions / ops, Double(allocated) / ops)
     }
-    return .success((nanoseconds(elapsed) / ops, Double(allocated) / ops))
+    return (nanoseconds(elapsed) / ops, Double(allocated) / ops)
 }
 
 /// The instruction total of a callgrind dump (its "totals:" or "summary:" line).
@@ -158,46 +164,94 @@ for workload in workloads {
     results[workload] = measure(workload)
 }
 
-if callgrindDirectory != nil {
-    print("Instructions per op (callgrind, every thread, one run after a warm-up; scale \(scale)); in parentheses, allocations per op.\n")
-} else {
-    print("Times: median of \(runs) runs, ns per op (scale \(scale)); in parentheses, allocations per op (median).\n")
-}
-print("| workload | \(callgrindDirectory != nil ? "per" : "unit") | " + Impl.allCases.map(\.rawValue).joined(separator: " | ") + " |")
-print("|---|---|" + Impl.allCases.map { _ in "---:" }.joined(separator: "|") + "|")
-for workload in workloads {
-    let cells = Impl.allCases.map { impl -> String in
-        switch results[workload]![impl]! {
-        case .measured(let median, _, let allocations):
-            return "\(format(median)) (\(format(allocations, digits: 1)))"
-        case .skipped(let why):
-            return why
+if !workloads.isEmpty {
+    if callgrindDirectory != nil {
+        print("Instructions per op (callgrind, every thread, one run after a warm-up; scale \(scale)); in parentheses, allocations per op.\n")
+    } else {
+        print("Times: median of \(runs) runs, ns per op (scale \(scale)); in parentheses, allocations per op (median).\n")
+    }
+    print("| workload | \(callgrindDirectory != nil ? "per" : "unit") | " + Impl.allCases.map(\.rawValue).joined(separator: " | ") + " |")
+    print("|---|---|" + Impl.allCases.map { _ in "---:" }.joined(separator: "|") + "|")
+    for workload in workloads {
+        let cells = Impl.allCases.map { impl -> String in
+            switch results[workload]![impl]! {
+            case .measured(let median, _, let allocations):
+                return "\(format(median)) (\(format(allocations, digits: 1)))"
+            case .skipped(let why):
+                return why
+            }
+        }
+        let unit = callgrindDirectory != nil ? String(workload.unit.split(separator: "/").last!) : workload.unit
+        print("| \(workload.rawValue) | \(unit) | " + cells.joined(separator: " | ") + " |")
+    }
+
+    print("\nRatios below 1.00x: Vow is faster. Inline modes against inline modes, queued against queued.")
+    let pairs: [(String, Impl, Impl)] = [
+        ("Vow .default / nio loop", .vowDefault, .nioLoop),
+        ("Vow .inline / nio embedded", .vowInline, .nioEmbedded),
+        ("Vow .default / box queue", .vowDefault, .boxQueue),
+        ("Vow .inline / box inline", .vowInline, .boxInline),
+        ("C default / Vow .default", .cDefault, .vowDefault),
+        ("C inline / Vow .inline", .cInline, .vowInline),
+    ]
+    let ratioTables = callgrindDirectory != nil ? [("instruction counts", \Cell.median)]
+        : [("medians", \Cell.median), ("best of \(runs) runs", \Cell.best)]
+    for (title, pick) in ratioTables {
+        print("\nRatios of \(title):\n")
+        print("| workload | " + pairs.map(\.0).joined(separator: " | ") + " |")
+        print("|---|" + pairs.map { _ in "---:" }.joined(separator: "|") + "|")
+        for workload in workloads {
+            let row = results[workload]!
+            let cells = pairs.map { ratio(row[$0.1]![keyPath: pick], row[$0.2]![keyPath: pick]) }
+            print("| \(workload.rawValue) | " + cells.joined(separator: " | ") + " |")
         }
     }
-    let unit = callgrindDirectory != nil ? String(workload.unit.split(separator: "/").last!) : workload.unit
-    print("| \(workload.rawValue) | \(unit) | " + cells.joined(separator: " | ") + " |")
 }
 
-print("\nRatios below 1.00x: Vow is faster. Inline modes against inline modes, queued against queued.")
-let pairs: [(String, Impl, Impl)] = [
-    ("Vow .default / nio loop", .vowDefault, .nioLoop),
-    ("Vow .inline / nio embedded", .vowInline, .nioEmbedded),
-    ("Vow .default / box queue", .vowDefault, .boxQueue),
-    ("Vow .inline / box inline", .vowInline, .boxInline),
-    ("C default / Vow .default", .cDefault, .vowDefault),
-    ("C inline / Vow .inline", .cInline, .vowInline),
-]
-let ratioTables = callgrindDirectory != nil ? [("instruction counts", \Cell.median)]
-    : [("medians", \Cell.median), ("best of \(runs) runs", \Cell.best)]
-for (title, pick) in ratioTables {
-    print("\nRatios of \(title):\n")
-    print("| workload | " + pairs.map(\.0).joined(separator: " | ") + " |")
-    print("|---|" + pairs.map { _ in "---:" }.joined(separator: "|") + "|")
-    for workload in workloads {
-        let row = results[workload]!
-        let cells = pairs.map { ratio(row[$0.1]![keyPath: pick], row[$0.2]![keyPath: pick]) }
-        print("| \(workload.rawValue) | " + cells.joined(separator: " | ") + " |")
+// Vow's callbacks on a swift-nio loop (VowNIO's EventLoopDispatcher) next to NIO's own
+// future chain on the same loop; both chains are built and run on the loop thread.
+if only == nil || only!.contains(NIODispatcherChain.name) {
+    let sides = NIODispatcherChain.Side.allCases
+    var perLink: [NIODispatcherChain.Side: [Double]] = [:]
+    var allocations: [NIODispatcherChain.Side: [Double]] = [:]
+    var skipped: [NIODispatcherChain.Side: String] = [:]
+    let ops = Double(NIODispatcherChain.ops(scale: scale))
+    for round in 0...runs {
+        for side in sides where skipped[side] == nil {
+            do {
+                let trial = try NIODispatcherChain.trial(side, scale: scale)
+                let (figure, allocated) = run(trial, ops: ops, "\(NIODispatcherChain.name) \(side.rawValue)")
+                if round == 0 { continue }
+                perLink[side, default: []].append(figure)
+                allocations[side, default: []].append(allocated)
+            } catch {
+                skipped[side] = error.description
+            }
+        }
     }
+    func median(_ values: [Double]?) -> Double? {
+        guard let values, !values.isEmpty else { return nil }
+        return values.sorted()[values.count / 2]
+    }
+    let unit = callgrindDirectory != nil ? "instructions per link" : "ns per link (median of \(runs))"
+    print("\n\(NIODispatcherChain.name): chains of 1,000 links whose callbacks run on one swift-nio loop (built and run on the loop). \(unit); in parentheses, allocations per link.\n")
+    print("| \(NIODispatcherChain.name) | per link | allocations |")
+    print("|---|---:|---:|")
+    for side in sides {
+        if let why = skipped[side] {
+            print("| \(side.rawValue) | \(why) | |")
+        } else {
+            print("| \(side.rawValue) | \(format(median(perLink[side]))) | \(format(median(allocations[side]), digits: 1)) |")
+        }
+    }
+    let nio = median(perLink[.nio])
+    let dispatcher = median(perLink[.vowDispatcher])
+    let inline = median(perLink[.vowInline])
+    print("\n| ratio | value |")
+    print("|---|---:|")
+    print("| Vow on EventLoopDispatcher / nio future chain (target: at most 1.2x) | \(ratio(dispatcher, nio)) |")
+    print("| Vow .inline on the loop / nio future chain (the engine alone) | \(ratio(inline, nio)) |")
+    print("| Vow on EventLoopDispatcher / Vow .inline on the loop (the dispatcher's share) | \(ratio(dispatcher, inline)) |")
 }
 
 if only == nil || only!.contains("memory") {

@@ -89,12 +89,15 @@ public enum Skip: Error, CustomStringConvertible {
     case notApplicable
     /// The linked libvow has no C interface.
     case noCInterface
+    /// The measured Vow has no VowNIO (a copy from before it).
+    case noNIOBridge
 
     public var description: String {
         switch self {
         case .recursive: return "stack overflow"
         case .notApplicable: return "n/a"
         case .noCInterface: return "no C API"
+        case .noNIOBridge: return "no VowNIO"
         }
     }
 }
