@@ -1,6 +1,7 @@
 #if NIO
 import NIOCore
 import Vow
+import VowEngine
 
 /// A Vow dispatcher that runs callbacks on a swift-nio event loop.
 ///
@@ -36,11 +37,12 @@ import Vow
 /// accepting tasks: NIO then prints one line to standard error, and the dispatcher, seeing
 /// its task released unrun, drops that work and everything queued behind it the same way.
 ///
-/// **Waiting.** Never block the loop thread on a promise whose callbacks need this loop:
-/// `wait()` inside a callback running here, on a promise settled by a later callback here,
-/// never returns (NIO's rule for `EventLoopFuture.wait()` too; Vow's deadlock detection
-/// does not cover dispatchers defined outside the library).
-public final class EventLoopDispatcher: Dispatcher {
+/// **Waiting.** `wait()` inside a callback running here, on a promise that a later callback
+/// here must settle, could never return: it throws `VowError.Code.deadlock` at once instead
+/// (the loop thread is marked as running this serial dispatcher while it drains). Blocking
+/// the loop thread on anything else stalls the loop, as NIO's `EventLoopFuture.wait()`
+/// would.
+public final class EventLoopDispatcher: Dispatcher, ContinuationSink {
     /// The loop callbacks run on.
     public let eventLoop: any EventLoop
 
@@ -57,6 +59,7 @@ public final class EventLoopDispatcher: Dispatcher {
     public init(_ loop: any EventLoop) {
         eventLoop = loop
         queue = LoopQueue(loop, maximumJobsPerLoopTask: Self.maximumJobsPerLoopTask)
+        queue.dispatcherIdentity = ObjectIdentifier(self)
         queue.watchForShutdown()
     }
 
@@ -71,7 +74,13 @@ public final class EventLoopDispatcher: Dispatcher {
     /// called from any thread; never runs `work` inside this call. Once the loop is shutting
     /// down, `work` is released without running (on another thread, a moment later).
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
-        queue.dispatch(work)
+        queue.submit(ClosureJob(work))
+    }
+
+    /// The engine's way in: a link queued as it is (see `LoopQueue`).
+    @usableFromInline
+    package func submit(_ continuation: Continuation) {
+        queue.submit(continuation)
     }
 }
 #endif

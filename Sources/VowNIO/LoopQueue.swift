@@ -3,6 +3,7 @@ import Dispatch
 import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
+import VowEngine
 
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,12 @@ import Glibc
 
 /// The queue behind an `EventLoopDispatcher`: work waiting for the loop, drained on the loop
 /// in loop tasks, and what happens when the loop shuts down.
+///
+/// The work is the engine's continuations (`ContinuationSink`): a link of a chain is queued
+/// as it is, without a closure around it, runs with `run()` (the loop thread marked as
+/// running this serial dispatcher, so a `wait()` there that needs a later callback of this
+/// loop reports a deadlock) and, when the loop will never run it, is told so with
+/// `dropped()` (the engine then cancels its promise).
 ///
 /// A class of its own so that the loop's shutdown watch and the drain tasks can hold it
 /// strongly while the public dispatcher stays an object nothing holds weakly (a weak
@@ -26,7 +33,7 @@ final class LoopQueue: @unchecked Sendable {
     // @unchecked: `local` is read and written only by the thread running `drain()` (the
     // loop's), which `drainThread` names while it runs; all other state is under
     // `state`'s lock or atomic.
-    typealias Work = @Sendable () -> Void
+    typealias Work = Continuation
 
     /// The thread running `drain()` now (0: none). Only that thread stores its own id, so a
     /// thread reading its own id here knows it is inside the drain.
@@ -62,6 +69,9 @@ final class LoopQueue: @unchecked Sendable {
 
     let loop: any EventLoop
     private let maximumJobsPerLoopTask: Int
+    /// The dispatcher's identity: the mark on the loop thread while it drains. Set once by
+    /// the dispatcher's init, before the queue is shared with any other thread.
+    var dispatcherIdentity: ObjectIdentifier?
 
     init(_ loop: any EventLoop, maximumJobsPerLoopTask: Int) {
         self.loop = loop
@@ -85,8 +95,8 @@ final class LoopQueue: @unchecked Sendable {
         watch?.cancel()
     }
 
-    /// `EventLoopDispatcher.dispatch`.
-    func dispatch(_ work: @escaping @Sendable () -> Void) {
+    /// `EventLoopDispatcher.submit` (and `dispatch`, with the closure in a job).
+    func submit(_ work: Continuation) {
         if drainThread.load(ordering: .relaxed) == currentThread(),
            queued.load(ordering: .relaxed) == 0, isOpen.load(ordering: .relaxed) {
             local.append(work)  // a callback of this queue submits the next one
@@ -125,6 +135,12 @@ final class LoopQueue: @unchecked Sendable {
     /// is left without handing the loop back: the queue no longer grows then, and a loop
     /// that shuts down runs its last tasks in a bounded number of rounds.
     func drain() {
+        ThreadState.running(serialDispatcher: dispatcherIdentity) {
+            drainMarked()
+        }
+    }
+
+    private func drainMarked() {
         drainThread.store(currentThread(), ordering: .relaxed)
         defer { drainThread.store(0, ordering: .relaxed) }
         enum Step { case run, stop, yield }
@@ -173,7 +189,7 @@ final class LoopQueue: @unchecked Sendable {
                 batch.removeAll()
                 return false
             }
-            batch[index]()
+            batch[index].run()
             index += 1
             ran += 1
         }
@@ -226,12 +242,10 @@ final class LoopQueue: @unchecked Sendable {
         if release { releaseDropped() }
     }
 
-    /// Releases dropped work in a loop on a Dispatch worker thread, never inside the call
-    /// that dropped it. Releasing one piece of work cancels its promise, whose handlers on
-    /// this dispatcher come back to `dispatch` and are dropped in turn: released by this
-    /// loop, they are released one after the other instead of each inside the previous
-    /// one's release (a long chain would overflow the stack; the engine keeps the work alive
-    /// until `dispatch` returns, so even releasing it at the end of `dispatch` recurses).
+    /// Tells dropped work it was dropped, in a loop on a Dispatch worker thread, never
+    /// inside the call that dropped it (it may be NIO's, under its own lock). Dropping one
+    /// piece of work cancels its promise, whose handlers on this dispatcher come back to
+    /// `submit` and are dropped in turn: this loop takes them one batch after the other.
     /// One loop at a time (`releasing`).
     private func releaseDropped() {
         DispatchQueue.global().async { [self] in
@@ -246,6 +260,7 @@ final class LoopQueue: @unchecked Sendable {
                     return true
                 }
                 guard more else { return }
+                for work in batch { work.dropped() }
                 batch.removeAll()
             }
         }

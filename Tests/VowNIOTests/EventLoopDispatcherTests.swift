@@ -47,6 +47,30 @@ extension NIOBridge {
             }
         }
 
+        @Test("wait() in a callback on the loop, for a promise a later callback on the loop settles, throws the deadlock error at once")
+        func deadlockDetected() throws {
+            try withLoop { loop, onLoop throws in
+                let (gate, opener) = Promise<Void>.pending()
+                // Settled by a callback queued on the loop behind the one that waits.
+                let later = gate.map(on: onLoop) { 42 }
+                let waited = Promise.value(()).map(on: onLoop) { _ -> String in
+                    opener.fulfill(())
+                    do {
+                        _ = try later.wait()
+                        return "returned"
+                    } catch VowError.Code.deadlock {
+                        return "deadlock"
+                    } catch {
+                        return "other error"
+                    }
+                }
+                #expect(try value(of: waited) == "deadlock")
+                #expect(try value(of: later) == 42)
+                // Control: waiting from off the loop is fine.
+                #expect(try later.wait() == 42)
+            }
+        }
+
         @Test("isSerial is true; the dispatcher keeps its loop")
         func serialAndLoop() throws {
             try withLoop { loop, onLoop throws in
