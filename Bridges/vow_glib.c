@@ -1,5 +1,5 @@
 /*
- * vow_glib.c: the GLib bridge (include/vow_glib.h), built into libvow-glib.a.
+ * vow_glib.c: the GLib bridge (Bridges/include/vow_glib.h), built into libvow-glib.a.
  *
  * One state per dispatcher, and one GSource that runs its queue:
  *

@@ -1,5 +1,5 @@
 /*
- * vow_uv.c: the libuv bridge (include/vow_uv.h), built into libvow-uv.a.
+ * vow_uv.c: the libuv bridge (Bridges/include/vow_uv.h), built into libvow-uv.a.
  *
  * One state per dispatcher:
  *

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages Vow needs to build and test, if they are missing:
 # libffi-dev (the library links libffi), pkg-config (finds it), valgrind (C tests),
-# libuv1-dev and libglib2.0-dev (the event-loop bridges, include/vow_uv.h and vow_glib.h,
+# libuv1-dev and libglib2.0-dev (the event-loop bridges, Bridges/include/vow_uv.h and vow_glib.h,
 # their tests and examples; libvow.so itself does not link them).
 # Debian/Ubuntu; needs root (or sudo) only when something is missing.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the tests of the event-loop bridges (include/vow_uv.h, include/vow_glib.h)
+# Builds and runs the tests of the event-loop bridges (Bridges/include/vow_uv.h, vow_glib.h)
 # against the shipped libvow.so, against the real libuv and GLib.
 #
 # Usage: Tests/Loops/run-loop-tests.sh [--plain|--valgrind] [BIN_DIR]
@@ -99,15 +99,15 @@ for name in $(vow_bridge_names); do
         src="$tmp/h_$name.c"
         [[ "$compiler" == *c++* ]] && src="$tmp/h_$name.cpp"
         # shellcheck disable=SC2086 # $compiler is a command with its flags
-        if ! $compiler -Wall -Wextra -pedantic -Werror -fsyntax-only -I "$root/include" "${pkg_cflags[@]}" "$src" >>"$header_log" 2>&1; then
+        if ! $compiler -Wall -Wextra -pedantic -Werror -fsyntax-only -I "$root/include" -I "$root/Bridges/include" "${pkg_cflags[@]}" "$src" >>"$header_log" 2>&1; then
             headers_ok=0
             echo "$header: $compiler failed" >>"$header_log"
         fi
     done
     # Nullability completeness: a copy of the header without the line that silences it.
     mkdir -p "$tmp/null_$name"
-    grep -v 'ignored "-Wnullability-completeness"' "$root/include/$header" >"$tmp/null_$name/$header"
-    if cmp -s "$root/include/$header" "$tmp/null_$name/$header"; then
+    grep -v 'ignored "-Wnullability-completeness"' "$root/Bridges/include/$header" >"$tmp/null_$name/$header"
+    if cmp -s "$root/Bridges/include/$header" "$tmp/null_$name/$header"; then
         headers_ok=0
         echo "$header: the -Wnullability-completeness pragma was not found" >>"$header_log"
     elif ! clang -std=c99 -fsyntax-only -Werror=nullability-completeness -I "$tmp/null_$name" -I "$root/include" \
@@ -119,7 +119,7 @@ for name in $(vow_bridge_names); do
     if [[ -f "$out/libvow-$name.a" ]]; then
         mark=VOW_EXTERN__DECLARATION_MARK
         declared="$(gcc -E -P -x c -std=c99 -D_POSIX_C_SOURCE=200809L -DVOW_EXTERN="$mark" -I "$root/include" \
-                "${pkg_cflags[@]}" "$root/include/$header" 2>>"$header_log" | tr '\n' ' ' | sed "s/$mark/\n$mark/g" \
+                "${pkg_cflags[@]}" "$root/Bridges/include/$header" 2>>"$header_log" | tr '\n' ' ' | sed "s/$mark/\n$mark/g" \
             | grep "^$mark" | sed -E 's/^[^(]*[^a-zA-Z0-9_](vow_[a-z0-9_]+)[[:space:]]*\(.*$/\1/' \
             | grep "^vow_${name}_" | sort -u)"
         defined="$(nm --defined-only "$out/libvow-$name.a" | awk '$2 == "T" { print $3 }' | sort -u)"
@@ -140,7 +140,7 @@ else
 fi
 
 # --- the programs -----------------------------------------------------------------------------
-cc_flags=(-std=c11 -Wall -Wextra -Werror -g -O1 -I "$root/include" -I "$root/Tests/C" -I "$here")
+cc_flags=(-std=c11 -Wall -Wextra -Werror -g -O1 -I "$root/include" -I "$root/Bridges/include" -I "$root/Tests/C" -I "$here")
 shopt -s nullglob
 sources=("$here"/test_uv_*.c "$here"/test_glib_*.c)
 built=()

@@ -1,15 +1,19 @@
-# The event-loop bridges (Bridges/: include/vow_uv.h, include/vow_glib.h), shared by the
+# The event-loop bridges (Bridges/: headers in Bridges/include/), shared by the
 # scripts that build them (sourced, not run): scripts/install.sh, Tests/Loops/run-loop-tests.sh,
 # Examples/run-examples.sh, scripts/check-install.sh.
 #
 #   vow_bridge_names                 prints the bridges: uv glib
 #   vow_bridge_pkg NAME              the pkg-config package the bridge builds on (libuv, glib-2.0)
+#   vow_bridge_header ROOT NAME      the bridge's public header: ROOT/Bridges/include/vow_NAME.h
 #   vow_build_bridge ROOT NAME OUT   compiles Bridges/vow_NAME.c (C11, no warnings, -fPIC) into
 #                                    the static archive OUT/libvow-NAME.a; its output goes to
 #                                    OUT/libvow-NAME.build.log. CC picks the compiler (cc).
 #
 # A bridge is a static archive: a program links it with libuv or GLib and libvow.so, so
-# libvow.so itself never depends on either loop.
+# libvow.so itself never depends on either loop. Its header is installed beside vow.h, but
+# lives in Bridges/include/, not include/: SwiftPM makes the Swift module CVow of every
+# header in include/ (an umbrella directory), and the Swift library must not need the
+# headers of libuv or GLib.
 
 vow_bridge_names() { echo uv glib; }
 
@@ -21,6 +25,8 @@ vow_bridge_pkg() {
     esac
 }
 
+vow_bridge_header() { echo "$1/Bridges/include/vow_$2.h"; }
+
 vow_build_bridge() {
     local root=$1 name=$2 out=$3 pkg cflags log
     pkg=$(vow_bridge_pkg "$name") || { echo "no bridge named $name" >&2; return 1; }
@@ -28,7 +34,7 @@ vow_build_bridge() {
     log="$out/libvow-$name.build.log"
     cflags=$(pkg-config --cflags "$pkg" 2>"$log") || { cat "$log" >&2; return 1; }
     # shellcheck disable=SC2086 # pkg-config's output is meant to be split into arguments
-    if ! "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -I "$root/include" $cflags \
+    if ! "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -I "$root/include" -I "$root/Bridges/include" $cflags \
             -c "$root/Bridges/vow_$name.c" -o "$out/vow_$name.o" >>"$log" 2>&1; then
         cat "$log" >&2
         return 1
