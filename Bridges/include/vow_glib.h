@@ -85,7 +85,9 @@ vow_glib_dispatcher_new(GMainContext *VOW_NULLABLE context);
  * Returns VOW_OK; VOW_EALREADY if d was closed before, by this function or
  * because its context was destroyed (the queue was dropped then; nothing
  * happens now); VOW_EINVAL for NULL or a dispatcher that
- * vow_glib_dispatcher_new did not make (nothing happens).
+ * vow_glib_dispatcher_new did not make (nothing happens). Each copy of
+ * libvow-glib.a knows the dispatchers it made: close a dispatcher from the
+ * program or shared library that made it.
  */
 VOW_EXTERN int
 vow_glib_dispatcher_close(vow_dispatcher *VOW_NULLABLE d);

@@ -100,8 +100,9 @@ vow_uv_dispatcher_new(uv_loop_t *VOW_NULLABLE loop);
  * it stays the default until replaced, and drops what reaches it.
  *
  * Returns VOW_OK; VOW_EALREADY if d was closed before (nothing happens);
- * VOW_EINVAL for NULL or a dispatcher not made by vow_uv_dispatcher_new in
- * this program (nothing happens).
+ * VOW_EINVAL for NULL or a dispatcher that vow_uv_dispatcher_new did not
+ * make (nothing happens). Each copy of libvow-uv.a knows the dispatchers it
+ * made: close a dispatcher from the program or shared library that made it.
  */
 VOW_EXTERN int
 vow_uv_dispatcher_close(vow_dispatcher *VOW_NULLABLE d);
