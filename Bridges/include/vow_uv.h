@@ -6,7 +6,9 @@
  *
  * links libvow-uv.a (this bridge), libuv and libvow.so. libvow.so itself
  * does not depend on libuv. The conventions of vow.h hold here too (+1
- * returns, borrowed arguments, NULL never crashes, status codes).
+ * returns, borrowed arguments, NULL never crashes, status codes). uv.h needs
+ * POSIX declarations: under a strict -std=c99 or -std=c11, define
+ * _POSIX_C_SOURCE 200809L (or _GNU_SOURCE) before the first #include.
  *
  * A loop's life with a Vow dispatcher:
  *
