@@ -1,7 +1,8 @@
 # Vow: the two commands of the README, and a few more.
 #   make demo       C and Swift share one promise chain (the main example)
-#   make test       every test: Swift (+ ThreadSanitizer), C (+ valgrind), fuzz, examples, install
-#   make install PREFIX=/usr/local   vow.h, libvow.so and vow.pc for C programs
+#   make test       every test: Swift (+ ThreadSanitizer), C (+ valgrind), libuv/GLib, fuzz, examples, install
+#   make install PREFIX=/usr/local   vow.h, libvow.so and vow.pc for C programs, and the libuv and
+#                   GLib bridges (vow_uv.h, libvow-uv.a, vow-uv.pc; vow_glib.h, libvow-glib.a, vow-glib.pc)
 #   make bench      benchmarks (Benchmarks/, a separate package)
 #   make soak SECONDS=600
 PREFIX ?= /usr/local

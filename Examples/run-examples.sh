@@ -10,8 +10,10 @@
 #
 # Every example is built the way a user would build it: C with `cc` against include/vow.h
 # and libvow.so, Swift with `swiftc` against the Vow module and the same libvow.so (one
-# engine in the process), no warnings allowed. Each example must exit 0 and print the
-# lines listed for it below. The README's C/Swift example must match Examples/readme/.
+# engine in the process), C on an event loop also against a bridge (include/vow_uv.h
+# or vow_glib.h and its static archive, built here) and the loop's library, no warnings
+# allowed. Each example must exit 0 and print the lines listed for it below. The README's
+# code blocks must match their files in Examples/readme/.
 #
 # Prints one line per example and `examples: N passed, M failed`; exits non-zero if any
 # example failed to build or run. Build products go to $VOW_EXAMPLES_OUT (default
@@ -56,7 +58,29 @@ vow_swiftc_flags "$BIN" "$ROOT" || exit 2
 SWIFTC=${SWIFTC:-swiftc}
 SWIFT_FLAGS=("${VOW_SWIFTC_FLAGS[@]}")
 
+# C on an event loop: the compiler's default -std (as `cc app.c $(pkg-config ...)` builds
+# it; uv.h needs POSIX declarations that a strict -std=c11 hides), the bridge's header and
+# archive (scripts/lib/vow-bridges.sh builds them into OUT), the loop's library.
+source "$ROOT/scripts/lib/vow-bridges.sh"
+LOOP_CFLAGS=(-Wall -Wextra -Werror -I "$ROOT/include")
+loop_link() { # NAME: the link flags of a program on bridge NAME (uv, glib)
+    local flags
+    read -r -a flags <<<"$(pkg-config --cflags --libs "$(vow_bridge_pkg "$1")")"
+    echo "$OUT/libvow-$1.a" "${flags[@]}"
+}
+
 log_of() { echo "$OUT/$1.log"; }
+
+# readme_shows FILE: README.md shows FILE verbatim, in the code block after `<!-- FILE -->`.
+readme_shows() {
+    if ! diff -q <(awk -v marker="<!-- $1 -->" '
+            $0 == marker { found = 1; next }
+            found && /^```/ { if (inside) exit; inside = 1; next }
+            inside { print }' "$ROOT/README.md") "$ROOT/$1" >/dev/null; then
+        echo "FAIL readme: the code block after <!-- $1 --> in README.md differs from $1"
+        return 1
+    fi
+}
 
 # build NAME COMMAND...: runs a build step, keeps its output in NAME.build.log.
 build() {
@@ -112,16 +136,38 @@ example_readme() {
         -L "$OUT" -lsquare -Wl,-rpath,"$OUT" "${C_LINK[@]}" || return 1
     run readme "7 squared is 49" -- "$OUT/readme" || return 1
     # README.md shows these two files verbatim (each after a `<!-- path -->` marker).
-    local file
-    for file in Examples/readme/square.swift Examples/readme/main.c; do
-        if ! diff -q <(awk -v marker="<!-- $file -->" '
-                $0 == marker { found = 1; next }
-                found && /^```/ { if (inside) exit; inside = 1; next }
-                inside { print }' README.md) "$file" >/dev/null; then
-            echo "FAIL readme: the code block after <!-- $file --> in README.md differs from $file"
-            return 1
-        fi
+    readme_shows Examples/readme/square.swift || return 1
+    readme_shows Examples/readme/main.c || return 1
+}
+
+# The README's "In your event loop": a libuv timer and a GLib timeout as promises.
+example_readme_loops() {
+    local name
+    for name in uv glib; do
+        build "libvow-$name" vow_build_bridge "$ROOT" "$name" "$OUT" || return 1
+        # shellcheck disable=SC2046 # loop_link prints arguments
+        build "readme-loop-$name" "$CC" "${LOOP_CFLAGS[@]}" "$ROOT/Examples/readme/loop_$name.c" \
+            -o "$OUT/readme-loop-$name" $(loop_link "$name") "${C_LINK[@]}" || return 1
     done
+    run readme-loop-uv "the timer fired; this callback runs inside uv_run" -- "$OUT/readme-loop-uv" || return 1
+    run readme-loop-glib "the timeout fired; this callback runs inside g_main_loop_run" \
+        -- "$OUT/readme-loop-glib" || return 1
+    readme_shows Examples/readme/loop_uv.c || return 1
+    readme_shows Examples/readme/loop_glib.c || return 1
+}
+
+# A libuv program: TCP I/O chained with Vow on the loop, one step in Swift.
+example_libuv() {
+    build libvow-uv vow_build_bridge "$ROOT" uv "$OUT" || return 1
+    build libuv-swift "$SWIFTC" -emit-library -module-name TextStats "${SWIFT_FLAGS[@]}" \
+        "$ROOT/Examples/libuv/textstats.swift" -o "$OUT/libtextstats.so" || return 1
+    # shellcheck disable=SC2046 # loop_link prints arguments
+    build libuv-c "$CC" "${LOOP_CFLAGS[@]}" -I "$ROOT/Examples/libuv" "$ROOT/Examples/libuv/main.c" \
+        -o "$OUT/libuv-example" $(loop_link uv) -L "$OUT" -ltextstats -Wl,-rpath,"$OUT" "${C_LINK[@]}" || return 1
+    run libuv "connected to 127.0.0.1:" "sent: GET poem" \
+        "Swift counted 4 lines and 27 words; the longest word is \"daffodils\"" \
+        "4 callbacks ran on the loop thread, 0 elsewhere" "uv_loop_close: nothing left open" \
+        "libuv example: ok" -- "$OUT/libuv-example"
 }
 
 # The main example: a C program calls a Swift component (word counts on the background pool).
@@ -211,7 +257,8 @@ fi
 
 passed=0
 failed=0
-for example in example_readme example_c_calls_swift example_swift_wraps_c example_c_event_loop; do
+for example in example_readme example_c_calls_swift example_swift_wraps_c example_c_event_loop \
+        example_readme_loops example_libuv; do
     if "$example"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "examples: $passed passed, $failed failed"

@@ -819,7 +819,11 @@ vow_dispatcher_new(void (*VOW_NULLABLE submit)(void *VOW_NULLABLE ctx, vow_job V
  * upstream), as when a Swift Dispatcher drops work. A job is run once or
  * dropped once: running or dropping it again is undefined, like a double
  * free (a job already freed is usually caught: a line on standard error,
- * and nothing else happens). NULL does nothing. Any thread.
+ * and nothing else happens). NULL does nothing. Any thread, also inside the
+ * submit that received the job (a loop that is gone drops at once; a long
+ * chain dropped this way ends in a loop, not a recursion), but not while
+ * holding a lock that submit takes: the drop runs destroy functions and
+ * settles promises, which may submit more jobs.
  */
 VOW_EXTERN void
 vow_job_drop(void *VOW_NULLABLE job);

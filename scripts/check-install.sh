@@ -4,7 +4,9 @@
 #
 #   cc app.c $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs vow)
 #
-# run with no LD_LIBRARY_PATH, its output checked, and the prefix removed. Done twice: for
+# run with no LD_LIBRARY_PATH, its output checked, and the prefix removed; then the same for
+# a tiny program on a libuv loop (`pkg-config ... vow-uv`) and one on a GLib main loop
+# (`pkg-config ... vow-glib`), built the way a user builds them. Done twice: for
 # the default install and for VOW_STATIC_STDLIB=1 (the Swift runtime inside libvow.so,
 # checked to need nothing from the toolchain); VOW_CHECK_STATIC=0 skips the second.
 # Prints `install: ok` or what went wrong; exits non-zero on failure.
@@ -70,6 +72,76 @@ int main(void) {
 }
 C
 
+cat >"$work/uv_app.c" <<'C'
+/* A first program on libuv: a job on the loop's dispatcher, then a clean close. */
+#include <stdio.h>
+#include <vow_uv.h>
+
+static void greet(void *ctx, const vow_value *value, vow_result *out) {
+    printf("uv-app: %s\n", (const char *)ctx);
+    (void)value;
+    (void)out;
+}
+
+int main(void) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    vow_dispatcher *d = vow_uv_dispatcher_new(&loop);
+    vow_promise *p = vow_dispatch(d, greet, "ran inside uv_run", NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);             /* returns once the job ran */
+    int ok = vow_promise_state(p) == VOW_FULFILLED;
+    vow_uv_dispatcher_close(d);
+    vow_dispatcher_release(d);
+    uv_run(&loop, UV_RUN_DEFAULT);             /* the dispatcher's close callback */
+    ok = ok && uv_loop_close(&loop) == 0;
+    vow_promise_release(p);
+    printf("uv-app: %s\n", ok ? "loop closed" : "FAILED");
+    return ok ? 0 : 1;
+}
+C
+
+cat >"$work/glib_app.c" <<'C'
+/* A first program on GLib: a job on the default context's dispatcher quits the loop. */
+#include <stdio.h>
+#include <vow_glib.h>
+
+static void greet(void *ctx, const vow_value *value, vow_result *out) {
+    printf("glib-app: ran inside g_main_loop_run\n");
+    g_main_loop_quit(ctx);
+    (void)value;
+    (void)out;
+}
+
+int main(void) {
+    GMainLoop *loop = g_main_loop_new(NULL, FALSE);
+    vow_dispatcher *d = vow_glib_dispatcher_new(NULL);
+    vow_promise *p = vow_dispatch(d, greet, loop, NULL);
+    g_main_loop_run(loop);
+    int ok = vow_promise_state(p) == VOW_FULFILLED && vow_glib_dispatcher_close(d) == VOW_OK;
+    vow_dispatcher_release(d);
+    vow_promise_release(p);
+    g_main_loop_unref(loop);
+    printf("glib-app: %s\n", ok ? "closed" : "FAILED");
+    return ok ? 0 : 1;
+}
+C
+
+# check_bridge LABEL NAME EXPECTED-LINE: builds NAME_app.c with `pkg-config vow-NAME`, runs it.
+check_bridge() {
+    local label=$1 name=$2 expected=$3
+    for file in "include/vow_$name.h" "lib/libvow-$name.a" "lib/pkgconfig/vow-$name.pc"; do
+        [ -f "$prefix/$file" ] || fail "$label: $prefix/$file was not installed"
+    done
+    pkg-config --exists "vow-$name" || fail "$label: pkg-config does not find vow-$name.pc: $(pkg-config --print-errors --exists "vow-$name" 2>&1)"
+    rm -f "$work/${name}_app"
+    # shellcheck disable=SC2046 # pkg-config's output is meant to be split into arguments
+    (cd "$work" && cc -Wall -Wextra -Werror "${name}_app.c" $(pkg-config --cflags --libs "vow-$name") -o "${name}_app") \
+        || fail "$label: the $name program did not build with pkg-config's flags"
+    env -u LD_LIBRARY_PATH "$work/${name}_app" >"$work/$name.out" 2>&1 || { cat "$work/$name.out"; fail "$label: the $name program failed"; }
+    grep -qF "$expected" "$work/$name.out" || { cat "$work/$name.out"; fail "$label: unexpected output from the $name program"; }
+    echo "  $label: vow-$name: $(tail -1 "$work/$name.out")"
+}
+
 # check_install LABEL [VAR=VALUE...]: install with the given environment, build, run.
 check_install() {
     local label=$1
@@ -92,7 +164,9 @@ check_install() {
         || fail "$label: the program did not build with pkg-config's flags"
 
     # The program must find the installed libvow.so by itself: no environment, no build tree.
-    ldd "$work/app" | grep -q "libvow.so => $prefix/lib/libvow.so" \
+    # grep without -q reads all of ldd's output: with -q it may exit first, and pipefail then
+    # reports ldd's SIGPIPE as a failure.
+    ldd "$work/app" | grep -F "libvow.so => $prefix/lib/libvow.so" >/dev/null \
         || fail "$label: the program does not load $prefix/lib/libvow.so: $(ldd "$work/app" | grep libvow)"
     env -u LD_LIBRARY_PATH "$work/app" >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; fail "$label: the program failed"; }
     grep -qF "app: libvow $header_version, 21 doubled is 42" "$work/out.txt" \
@@ -104,6 +178,8 @@ check_install() {
     if [ "$label" = "static" ] && [ "$swift_libs" -ne 0 ]; then
         fail "static: the program still loads Swift libraries from the toolchain"
     fi
+    check_bridge "$label" uv "uv-app: loop closed"
+    check_bridge "$label" glib "glib-app: closed"
     rm -rf "$prefix"
     prefix=""
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system packages Vow needs to build and test, if they are missing:
-# libffi-dev (the library links libffi), pkg-config (finds it), valgrind (C tests).
+# libffi-dev (the library links libffi), pkg-config (finds it), valgrind (C tests),
+# libuv1-dev and libglib2.0-dev (the event-loop bridges, include/vow_uv.h and vow_glib.h,
+# their tests and examples; libvow.so itself does not link them).
 # Debian/Ubuntu; needs root (or sudo) only when something is missing.
 set -euo pipefail
 need=()
-for pkg in libffi-dev pkg-config valgrind; do
+for pkg in libffi-dev pkg-config valgrind libuv1-dev libglib2.0-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

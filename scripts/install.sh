@@ -5,6 +5,14 @@
 #   PREFIX/lib/libvow.so
 #   PREFIX/lib/pkgconfig/vow.pc     so that `cc app.c $(pkg-config --cflags --libs vow)` works
 #
+# and the event-loop bridges, static archives that programs link with their loop:
+#
+#   PREFIX/include/vow_uv.h, PREFIX/lib/libvow-uv.a, PREFIX/lib/pkgconfig/vow-uv.pc
+#   PREFIX/include/vow_glib.h, PREFIX/lib/libvow-glib.a, PREFIX/lib/pkgconfig/vow-glib.pc
+#
+# (`pkg-config --cflags --libs vow-uv` / `vow-glib`). A bridge whose loop's development
+# files are missing (libuv1-dev, libglib2.0-dev) is skipped with a note.
+#
 #   scripts/install.sh PREFIX                        the default: Swift runtime linked dynamically
 #   VOW_STATIC_STDLIB=1 scripts/install.sh PREFIX    the Swift runtime linked into libvow.so
 #
@@ -45,6 +53,27 @@ install -m 644 include/vow.h "$PREFIX/include/vow.h"
 install -m 755 "$BIN/libvow.so" "$PREFIX/lib/libvow.so"
 sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" scripts/vow.pc.in >"$PREFIX/lib/pkgconfig/vow.pc"
 
+# The event-loop bridges (scripts/lib/vow-bridges.sh builds them; libvow.so does not link them).
+source scripts/lib/vow-bridges.sh
+bridges=()
+for name in $(vow_bridge_names); do
+    pkg=$(vow_bridge_pkg "$name")
+    if ! pkg-config --exists "$pkg"; then
+        echo "note: $pkg not found by pkg-config: vow_$name.h is not installed (scripts/install-deps.sh installs it)"
+        continue
+    fi
+    work=$(mktemp -d)
+    if ! vow_build_bridge "$ROOT" "$name" "$work"; then
+        rm -rf "$work"
+        exit 1
+    fi
+    install -m 644 "$(vow_bridge_header "$ROOT" "$name")" "$PREFIX/include/vow_$name.h"
+    install -m 644 "$work/libvow-$name.a" "$PREFIX/lib/libvow-$name.a"
+    rm -rf "$work"
+    sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" "scripts/vow-$name.pc.in" >"$PREFIX/lib/pkgconfig/vow-$name.pc"
+    bridges+=("$name")
+done
+
 cat <<INFO
 installed Vow $VERSION:
   $PREFIX/include/vow.h
@@ -53,6 +82,15 @@ installed Vow $VERSION:
 build a C program with:
   cc app.c \$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags --libs vow)
 INFO
+for name in "${bridges[@]}"; do
+    cat <<INFO
+the bridge to $(vow_bridge_pkg "$name"):
+  $PREFIX/include/vow_$name.h
+  $PREFIX/lib/libvow-$name.a
+  $PREFIX/lib/pkgconfig/vow-$name.pc
+  cc app.c \$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags --libs vow-$name)
+INFO
+done
 
 # What the library loads at run time, and where this machine finds it.
 echo "at run time, libvow.so needs (ldd $PREFIX/lib/libvow.so):"

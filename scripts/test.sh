@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
-stages=(build swift-tests tsan nio c-tests valgrind fuzz examples install allocations soak)
+stages=(build swift-tests tsan nio c-tests valgrind loops fuzz examples install allocations soak)
 [ $# -gt 0 ] && stages=("$@")
 
 passed=0
@@ -179,6 +179,12 @@ stage_c_tests() {
 
 stage_valgrind() {
     Tests/C/run-c-tests.sh --valgrind "$(release_bin)"
+}
+
+stage_loops() {
+    # The libuv and GLib bridges: their C test programs, plain and under valgrind.
+    [ -x Tests/Loops/run-loop-tests.sh ] || { echo "Tests/Loops/run-loop-tests.sh missing"; return 1; }
+    Tests/Loops/run-loop-tests.sh "$(release_bin)"
 }
 
 stage_fuzz() {

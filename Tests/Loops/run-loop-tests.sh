@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Builds and runs the tests of the event-loop bridges (include/vow_uv.h, vow_glib.h)
+# against the shipped libvow.so, against the real libuv and GLib.
+#
+# Usage: Tests/Loops/run-loop-tests.sh [--plain|--valgrind] [BIN_DIR]
+#
+#   BIN_DIR     the folder holding libvow.so (default: the release build, made if needed).
+#   --plain     runs each program once, natively.
+#   --valgrind  runs each program under valgrind (memcheck; definite and indirect leaks are
+#               errors; smaller sizes, longer bounds). Without either flag: both passes.
+#
+# Steps, one line each:
+#   libvow.so    does not link libuv or GLib (readelf: no such NEEDED entry);
+#   bridges      Bridges/vow_uv.c and vow_glib.c build into libvow-uv.a / libvow-glib.a
+#                (scripts/lib/vow-bridges.sh: C11, -Wall -Wextra -Werror);
+#   headers      vow_uv.h and vow_glib.h compile alone as C99 (gcc, clang) and C++17 (g++,
+#                clang++) with -Wall -Wextra -pedantic -Werror, every pointer carries a
+#                nullability annotation, and every function they declare is defined in
+#                its archive;
+#   programs     every Tests/Loops/test_uv_*.c (linked with libvow-uv.a and libuv) and
+#                test_glib_*.c (libvow-glib.a and GLib), `cc -std=c11 -Wall -Wextra -Werror`,
+#                into Tests/Loops/out/ (git-ignored), run one after the other (60 s each;
+#                600 s under valgrind), in each pass.
+# Then exactly `loops: N passed, M failed` (N, M = the lines above). Exit status non-zero
+# if anything failed. Environment: LOOP_TESTS="test_uv_tcp ..." runs only those programs.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="$here/out"
+
+passes=(plain valgrind)
+bin=""
+for arg in "$@"; do
+    case "$arg" in
+        --plain) passes=(plain) ;;
+        --valgrind) passes=(valgrind) ;;
+        -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -*) echo "run-loop-tests: unknown option $arg" >&2; exit 2 ;;
+        *) bin="$arg" ;;
+    esac
+done
+
+source "$root/scripts/lib/vow-swift.sh"
+source "$root/scripts/lib/vow-bridges.sh"
+if [[ -z "$bin" ]]; then
+    bin="$(vow_release_bin "$root")" || { echo "run-loop-tests: could not build the release library; pass BIN_DIR" >&2; exit 2; }
+fi
+bin="$(cd "$bin" 2>/dev/null && pwd)" || { echo "run-loop-tests: $bin is not a folder" >&2; exit 2; }
+lib="$bin/libvow.so"
+[[ -f "$lib" ]] || { echo "run-loop-tests: $lib not found (build it: swift build -c release)" >&2; exit 2; }
+for pkg in libuv glib-2.0; do
+    pkg-config --exists "$pkg" || { echo "run-loop-tests: pkg-config does not find $pkg (scripts/install-deps.sh installs it)" >&2; exit 2; }
+done
+
+mkdir -p "$out"
+export SWIFT_BACKTRACE=enable=no
+start_all=$(date +%s.%N)
+passed=0
+failed=0
+ok() { echo "ok   $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+
+# --- libvow.so stays free of both loops -----------------------------------------------------
+needed="$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+if grep -qE 'libuv|libglib|libgobject|libgio' <<<"$needed"; then
+    fail "libvow.so links an event loop: $needed"
+else
+    ok "libvow.so links neither libuv nor GLib"
+fi
+
+# --- the bridges ------------------------------------------------------------------------------
+bridges_ok=1
+for name in $(vow_bridge_names); do
+    if ! vow_build_bridge "$root" "$name" "$out" >/dev/null 2>&1; then
+        bridges_ok=0
+        fail "bridge libvow-$name.a does not build:"
+        sed 's/^/    /' "$out/libvow-$name.build.log" | head -20
+    fi
+done
+[[ "$bridges_ok" -eq 1 ]] && ok "bridges: libvow-uv.a, libvow-glib.a (C11, no warnings)"
+
+# --- the headers ------------------------------------------------------------------------------
+header_log="$out/headers.log"
+: >"$header_log"
+headers_ok=1
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for name in $(vow_bridge_names); do
+    header="vow_$name.h"
+    pkg="$(vow_bridge_pkg "$name")"
+    read -r -a pkg_cflags <<<"$(pkg-config --cflags "$pkg")"
+    fn="vow_${name}_dispatcher_close"
+    # uv.h needs POSIX declarations under a strict -std (it says so itself).
+    printf '#define _POSIX_C_SOURCE 200809L\n#include "%s"\nint main(void) { return %s(NULL) == VOW_EINVAL ? 0 : 1; }\n' \
+        "$header" "$fn" >"$tmp/h_$name.c"
+    cp "$tmp/h_$name.c" "$tmp/h_$name.cpp"
+    for compiler in "gcc -std=c99 -x c" "clang -std=c99 -x c" "g++ -std=c++17 -x c++" "clang++ -std=c++17 -x c++"; do
+        src="$tmp/h_$name.c"
+        [[ "$compiler" == *c++* ]] && src="$tmp/h_$name.cpp"
+        # shellcheck disable=SC2086 # $compiler is a command with its flags
+        if ! $compiler -Wall -Wextra -pedantic -Werror -fsyntax-only -I "$root/include" "${pkg_cflags[@]}" "$src" >>"$header_log" 2>&1; then
+            headers_ok=0
+            echo "$header: $compiler failed" >>"$header_log"
+        fi
+    done
+    # Nullability completeness: a copy of the header without the line that silences it.
+    mkdir -p "$tmp/null_$name"
+    grep -v 'ignored "-Wnullability-completeness"' "$root/include/$header" >"$tmp/null_$name/$header"
+    if cmp -s "$root/include/$header" "$tmp/null_$name/$header"; then
+        headers_ok=0
+        echo "$header: the -Wnullability-completeness pragma was not found" >>"$header_log"
+    elif ! clang -std=c99 -fsyntax-only -Werror=nullability-completeness -I "$tmp/null_$name" -I "$root/include" \
+            "${pkg_cflags[@]}" "$tmp/h_$name.c" >>"$header_log" 2>&1; then
+        headers_ok=0
+        echo "$header: a pointer lacks a nullability annotation" >>"$header_log"
+    fi
+    # Every function declared (VOW_EXTERN) in the header is defined in the archive.
+    if [[ -f "$out/libvow-$name.a" ]]; then
+        mark=VOW_EXTERN__DECLARATION_MARK
+        declared="$(gcc -E -P -x c -std=c99 -D_POSIX_C_SOURCE=200809L -DVOW_EXTERN="$mark" -I "$root/include" \
+                "${pkg_cflags[@]}" "$root/include/$header" 2>>"$header_log" | tr '\n' ' ' | sed "s/$mark/\n$mark/g" \
+            | grep "^$mark" | sed -E 's/^[^(]*[^a-zA-Z0-9_](vow_[a-z0-9_]+)[[:space:]]*\(.*$/\1/' \
+            | grep "^vow_${name}_" | sort -u)"
+        defined="$(nm --defined-only "$out/libvow-$name.a" | awk '$2 == "T" { print $3 }' | sort -u)"
+        missing="$(comm -23 <(printf '%s\n' "$declared") <(printf '%s\n' "$defined"))"
+        count="$(printf '%s\n' "$declared" | grep -c . || true)"
+        if [[ "$count" -lt 2 || -n "$missing" ]]; then
+            headers_ok=0
+            echo "$header: $count declared; not defined in libvow-$name.a: ${missing:-none}" >>"$header_log"
+        fi
+        echo "$header: $count functions declared, all defined in libvow-$name.a" >>"$header_log"
+    fi
+done
+if [[ "$headers_ok" -eq 1 ]]; then
+    ok "headers: vow_uv.h, vow_glib.h as C99 and C++17, nullability complete, every function defined"
+else
+    fail "headers: see $header_log"
+    sed 's/^/    /' "$header_log" | tail -20
+fi
+
+# --- the programs -----------------------------------------------------------------------------
+cc_flags=(-std=c11 -Wall -Wextra -Werror -g -O1 -I "$root/include" -I "$root/Tests/C" -I "$here")
+shopt -s nullglob
+sources=("$here"/test_uv_*.c "$here"/test_glib_*.c)
+built=()
+for src in "${sources[@]}"; do
+    name="$(basename "$src" .c)"
+    if [[ -n "${LOOP_TESTS:-}" ]] && [[ " $LOOP_TESTS " != *" $name "* ]]; then continue; fi
+    case "$name" in
+        test_uv_*) bridge=uv ;;
+        *) bridge=glib ;;
+    esac
+    read -r -a loop_flags <<<"$(pkg-config --cflags --libs "$(vow_bridge_pkg "$bridge")")"
+    rm -f "$out/$name"
+    if ! cc "${cc_flags[@]}" -o "$out/$name" "$src" "$out/libvow-$bridge.a" "${loop_flags[@]}" \
+            -L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm >"$out/$name.build.log" 2>&1; then
+        fail "$name (does not build: $out/$name.build.log)"
+        sed 's/^/    /' "$out/$name.build.log" | head -20
+        continue
+    fi
+    built+=("$name")
+done
+
+for pass in "${passes[@]}"; do
+    run_prefix=()
+    timeout_s=60
+    if [[ "$pass" == valgrind ]]; then
+        command -v valgrind >/dev/null 2>&1 || { fail "valgrind not found"; continue; }
+        run_prefix=(valgrind --error-exitcode=99 --errors-for-leak-kinds=definite,indirect --leak-check=full
+                    --fair-sched=yes -q)
+        [[ -f "$here/valgrind.supp" ]] && run_prefix+=("--suppressions=$here/valgrind.supp")
+        timeout_s=600
+    fi
+    for name in "${built[@]}"; do
+        log="$out/$name.$pass.log"
+        t0=$(date +%s.%N)
+        if [[ "$pass" == valgrind ]]; then
+            VOW_TEST_SCALE=small VOW_TEST_WAIT=60 VOW_TEST_WATCHDOG=550 \
+                timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$out/$name" >"$log" 2>&1
+        else
+            timeout --kill-after=10 "$timeout_s" "$out/$name" >"$log" 2>&1
+        fi
+        rc=$?
+        secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+        result="$(grep -o 'RESULT checks=[0-9]* failures=[0-9]*' "$log" | tail -1)"
+        checks="$(sed -n 's/.*checks=\([0-9]*\).*/\1/p' <<<"$result")"
+        fails="$(sed -n 's/.*failures=\([0-9]*\).*/\1/p' <<<"$result")"
+        if [[ "$rc" -eq 0 && -n "$result" && "$fails" == "0" ]]; then
+            ok "$name [$pass] ($checks checks, ${secs} s)"
+        else
+            why="exit $rc"
+            [[ "$rc" -eq 124 || "$rc" -eq 137 ]] && why="timed out after ${timeout_s} s"
+            [[ "$rc" -eq 99 ]] && why="valgrind found errors"
+            [[ "$rc" -gt 128 && "$rc" -ne 137 ]] && why="killed by signal $((rc - 128))"
+            fail "$name [$pass] ($why; ${fails:-?} of ${checks:-?} checks failed, ${secs} s; log: $log)"
+            grep -E 'CHECK failed|FAIL |watchdog|destroyed [0-9]+ times|uv_loop_close|definitely|indirectly|Invalid|uninitialised|GLib-CRITICAL|GLib-WARNING|Segmentation|Fatal' "$log" \
+                | head -30 | sed 's/^/    /'
+        fi
+    done
+done
+
+total_s=$(awk -v a="$start_all" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+echo "loops (${passes[*]}) took ${total_s} s"
+echo "loops: $passed passed, $failed failed"
+[[ "$failed" -eq 0 ]]
