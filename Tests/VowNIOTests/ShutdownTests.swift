@@ -153,30 +153,40 @@ extension NIOBridge {
                 _ = started.wait(timeout: .now() + NIOBridge.waitSeconds)
                 group.shutdownGracefully(queue: .global()) { _ in shutDownFinished.increment() }
             }
-            // Each thread submits until it has seen the shutdown finish, then 10 more. After
-            // every 100 it lets the loop catch up: a loop that always has another task ready
-            // never finishes its tick (NIO's rule, for its own tasks too), so a flood faster
-            // than the loop would keep it from ever reaching its shutdown.
+            // Each thread submits while the shutdown starts and runs, until it has seen the
+            // shutdown finish (then 10 more, which must be dropped) or has submitted 5,000
+            // since the shutdown began: a loop that always has another task ready never
+            // finishes its tick (NIO's rule, for its own tasks too), so a flood faster than
+            // the loop, on a machine busy with other tests, could keep it from ever reaching
+            // its shutdown. After every 100 it lets the loop catch up. A thread that stopped
+            // early waits (bounded) for the shutdown to finish, then submits its 10.
+            let shutDownStarted = Counter()
             let finished = runOnThreads(4) { thread in
                 var mine: [Promise<Int>] = []
-                var after = 0
-                for index in 0..<limit {
-                    if thread == 0 && index == 1_000 { started.signal() }
+                func submit(_ index: Int) {
                     mine.append(Promise.value(index)
                         .map(on: onLoop) { value -> Int in
                             callbacks.increment()
                             return value
                         }
                         .finally(on: .inline) { finals.increment() })
-                    if shutDownFinished.count > 0 {
-                        after += 1
-                        if after == 10 { break }
+                }
+                var sinceStart = 0
+                for index in 0..<limit {
+                    if thread == 0 && index == 1_000 {
+                        shutDownStarted.increment()
+                        started.signal()
                     }
+                    submit(index)
+                    if shutDownFinished.count > 0 || sinceStart == 5_000 { break }
+                    if shutDownStarted.count > 0 { sinceStart += 1 }
                     if index % 100 == 99 {
                         _ = try? outcome(of: mine[index])
                         usleep(200)
                     }
                 }
+                _ = eventually { shutDownFinished.count > 0 }
+                for index in 0..<10 { submit(limit + index) }
                 ends.withLockedValue { $0.append(contentsOf: mine) }
             }
             #expect(finished)
