@@ -28,7 +28,7 @@ extension Promise where T: Sendable {
     ///
     /// The future takes the promise's outcome as a handler: a rejection that goes into the
     /// future counts as handled (like `catch(policy: .allErrors)`), so it is not reported to
-    /// `Vow.unhandledErrorHandler`; what the future's own callbacks do with it is NIO's
+    /// `VowRuntime.unhandledErrorHandler`; what the future's own callbacks do with it is NIO's
     /// business. The handler also means the promise is still wanted: cancelling other
     /// promises that depend on it does not cancel it (see cancellation in the Vow docs).
     ///

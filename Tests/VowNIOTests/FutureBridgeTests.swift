@@ -170,14 +170,14 @@ extension NIOBridge {
         func errorIntoFutureIsHandled() throws {
             let token = makeToken()
             let reports = NIOLockedValueBox<[Int]>([])
-            let previous = Vow.unhandledErrorHandler
-            Vow.unhandledErrorHandler = { error in
+            let previous = VowRuntime.unhandledErrorHandler
+            VowRuntime.unhandledErrorHandler = { error in
                 if let error = error as? TokenError, error.token == token {
                     reports.withLockedValue { $0.append(error.index) }
                 }
                 previous?(error)
             }
-            defer { Vow.unhandledErrorHandler = previous }
+            defer { VowRuntime.unhandledErrorHandler = previous }
 
             try withLoop { loop, _ throws in
                 // Rejected before and after the future is made.

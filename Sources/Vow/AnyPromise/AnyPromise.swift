@@ -5,7 +5,7 @@
 /// through a converting link). Its value is untyped (`Any?`): a value that came from C is
 /// shown as its Swift form (see `VowValue.swiftValue()`), `nil` for C's NULL.
 ///
-/// Callbacks run on a `Dispatcher` (default: `Vow.defaultDispatcher`), never inline in the
+/// Callbacks run on a `Dispatcher` (default: `VowRuntime.defaultDispatcher`), never inline in the
 /// call that registers them or settles the promise (unless you pass `.inline`), never under
 /// a library lock. All members may be used from any thread.
 ///

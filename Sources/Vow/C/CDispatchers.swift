@@ -179,7 +179,7 @@ func dispatcherHandle(_ pointer: OpaquePointer?, in function: StaticString) -> (
     }
 }
 
-extension Vow {
+extension VowRuntime {
     /// The Swift face of a C `vow_dispatcher *`: a dispatcher made with
     /// `vow_dispatcher_new` is itself a `Dispatcher`; a Swift dispatcher that was handed to
     /// C comes back as itself. The handle is borrowed; the returned dispatcher holds its
@@ -187,7 +187,7 @@ extension Vow {
     /// or a pointer that is not a live `vow_dispatcher` (a line on standard error says
     /// which).
     public static func dispatcher(unsafeHandle: OpaquePointer?) -> (any Dispatcher)? {
-        dispatcherHandle(unsafeHandle, in: "Vow.dispatcher(unsafeHandle:)")
+        dispatcherHandle(unsafeHandle, in: "VowRuntime.dispatcher(unsafeHandle:)")
     }
 
     /// The C face of a Swift dispatcher: a `vow_dispatcher *` with a +1 reference that the

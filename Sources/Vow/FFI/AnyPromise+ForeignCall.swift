@@ -27,7 +27,7 @@ extension AnyPromise {
     /// promise is cancelled before this one fulfils, the function never runs.
     ///
     /// - Parameters:
-    ///   - dispatcher: where the function runs (default: `Vow.defaultDispatcher` as it is
+    ///   - dispatcher: where the function runs (default: `VowRuntime.defaultDispatcher` as it is
     ///     now; never inline in this call).
     ///   - signature: what the function takes and returns (at most 256 characters and 32
     ///     parameters, `context` not counted).

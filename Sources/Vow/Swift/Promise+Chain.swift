@@ -8,7 +8,7 @@ public enum CatchPolicy: Sendable {
 
 // Every method below registers one link on this promise (the engine's link primitive) and
 // returns the link, a new promise. The callback runs on `dispatcher` (default:
-// `Vow.defaultDispatcher` as it is now), after this promise settles, never inline, never
+// `VowRuntime.defaultDispatcher` as it is now), after this promise settles, never inline, never
 // under a lock. If the returned promise is cancelled before the callback starts, the
 // callback never runs (except `finally`). Releasing the returned promise does not
 // unregister the callback.

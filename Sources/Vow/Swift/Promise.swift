@@ -96,7 +96,7 @@ public struct Promise<T>: Thenable {
     /// value; if it throws and `onFailure` is non-nil, `onFailure` gets the error; a
     /// rejection goes to `onFailure` (as the original reason). An error that reaches no
     /// callback (a rejection or throw with `onFailure` nil) is reported to
-    /// `Vow.unhandledErrorHandler`. `onFailure` receives cancellations too.
+    /// `VowRuntime.unhandledErrorHandler`. `onFailure` receives cancellations too.
     public func then(_ onSuccess: ((T) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
         _ = core.link(on: .default, SeedThenBody(onSuccess: onSuccess, onFailure: onFailure) { source in
             try source.typedValue(T.self)

@@ -2,7 +2,7 @@ import Dispatch
 import Testing
 @testable import Vow
 
-// Vow.defaultDispatcher, get and set. The setting is process-wide and other suites run in
+// VowRuntime.defaultDispatcher, get and set. The setting is process-wide and other suites run in
 // parallel: this is the only suite that changes it, it is serialized, every test restores
 // it, and the replacement is a serial queue that runs other suites' callbacks correctly
 // while it is in place. Checks count only this suite's own callbacks (recognised by a
@@ -21,14 +21,14 @@ private struct TaggedQueue {
     }
 }
 
-@Suite("API: Vow.defaultDispatcher setting", .serialized)
+@Suite("API: VowRuntime.defaultDispatcher setting", .serialized)
 struct DefaultDispatcherSettingTests {
     @Test("the library's default is its own serial dispatcher, never the main queue")
     func libraryDefault() {
-        Vow.resetDefaultDispatcher()
-        let current = Vow.defaultDispatcher
+        VowRuntime.resetDefaultDispatcher()
+        let current = VowRuntime.defaultDispatcher
         #expect(current is SerialDispatcher)
-        #expect(current === Vow.librarySerial)
+        #expect(current === VowRuntime.librarySerial)
         #expect(current !== DispatchQueue.main)
         #expect(current.isSerial)
         #expect(DefaultDispatcher.shared.isSerial)
@@ -36,7 +36,7 @@ struct DefaultDispatcherSettingTests {
 
     @Test("handlers of one promise on .default run in attach order")
     func defaultOrder() throws {
-        Vow.resetDefaultDispatcher()
+        VowRuntime.resetDefaultDispatcher()
         let log = EventLog<Int>()
         let (promise, resolver) = Promise<Int>.pending()
         let tails = (0..<50).map { index in promise.done { _ in log.append(index) } }
@@ -48,9 +48,9 @@ struct DefaultDispatcherSettingTests {
     @Test("setting the default: get returns it, and .default callbacks registered afterwards run on it")
     func setAndGet() throws {
         let tagged = TaggedQueue(tag: 41)
-        Vow.defaultDispatcher = tagged.queue
-        defer { Vow.resetDefaultDispatcher() }
-        #expect(Vow.defaultDispatcher === tagged.queue)
+        VowRuntime.defaultDispatcher = tagged.queue
+        defer { VowRuntime.resetDefaultDispatcher() }
+        #expect(VowRuntime.defaultDispatcher === tagged.queue)
         let key = tagged.key
         let seen = Promise.value(1).map { _ in DispatchQueue.getSpecific(key: key) }
         #expect(try value(of: seen) == 41)
@@ -73,8 +73,8 @@ struct DefaultDispatcherSettingTests {
         let key = tagged.key
         let (promise, resolver) = Promise<Int>.pending()
         let before = promise.map { _ in DispatchQueue.getSpecific(key: key) }
-        Vow.defaultDispatcher = tagged.queue
-        defer { Vow.resetDefaultDispatcher() }
+        VowRuntime.defaultDispatcher = tagged.queue
+        defer { VowRuntime.resetDefaultDispatcher() }
         let after = promise.map { _ in DispatchQueue.getSpecific(key: key) }
         resolver.fulfill(0)
         #expect(try value(of: before) == nil)
@@ -84,28 +84,28 @@ struct DefaultDispatcherSettingTests {
     @Test("resetDefaultDispatcher() restores the library's serial dispatcher")
     func reset() throws {
         let tagged = TaggedQueue(tag: 43)
-        Vow.defaultDispatcher = tagged.queue
-        Vow.resetDefaultDispatcher()
-        #expect(Vow.defaultDispatcher === Vow.librarySerial)
+        VowRuntime.defaultDispatcher = tagged.queue
+        VowRuntime.resetDefaultDispatcher()
+        #expect(VowRuntime.defaultDispatcher === VowRuntime.librarySerial)
         let key = tagged.key
         #expect(try value(of: Promise.value(1).map { _ in DispatchQueue.getSpecific(key: key) }) == nil)
     }
 
     @Test("setting .default itself, or the library's queue, means the library's default (no loop)")
     func settingPlaceholder() throws {
-        Vow.defaultDispatcher = .default
-        defer { Vow.resetDefaultDispatcher() }
-        #expect(Vow.defaultDispatcher === Vow.librarySerial)
+        VowRuntime.defaultDispatcher = .default
+        defer { VowRuntime.resetDefaultDispatcher() }
+        #expect(VowRuntime.defaultDispatcher === VowRuntime.librarySerial)
         #expect(try value(of: Promise.value(1).map { $0 + 1 }) == 2)
-        Vow.defaultDispatcher = Vow.librarySerial
-        #expect(Vow.defaultDispatcher === Vow.librarySerial)
+        VowRuntime.defaultDispatcher = VowRuntime.librarySerial
+        #expect(VowRuntime.defaultDispatcher === VowRuntime.librarySerial)
     }
 
     @Test("deadlock detection follows the replaced default")
     func deadlockWithReplacedDefault() throws {
         let tagged = TaggedQueue(tag: 44)
-        Vow.defaultDispatcher = tagged.queue
-        defer { Vow.resetDefaultDispatcher() }
+        VowRuntime.defaultDispatcher = tagged.queue
+        defer { VowRuntime.resetDefaultDispatcher() }
         let answer = Promise.value(1).then { _ -> String in
             let inner = Promise.value(2).then { $0 }
             DispatchQueue.global().asyncAfter(deadline: .now() + 5) { inner.core.settle(.fulfilled(-1)) }

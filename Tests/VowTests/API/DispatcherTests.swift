@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 // The built-in dispatchers: .default, .inline, .background, DispatchQueue,
-// SerialDispatcher, InvalidatableQueue. (Setting Vow.defaultDispatcher is tested only in
+// SerialDispatcher, InvalidatableQueue. (Setting VowRuntime.defaultDispatcher is tested only in
 // DefaultDispatcherSettingTests.)
 
 @Suite("API: dispatchers")

@@ -7,8 +7,8 @@ import Testing
 /// from Swift). Every suite of this folder is nested here, so `swift test --filter
 /// Bridging` selects them all and the helpers cannot clash with other folders' helpers.
 ///
-/// None of these suites changes a process-wide setting (`Vow.defaultDispatcher`,
-/// `Vow.unhandledErrorHandler`): other suites own those. The C setters are exercised by
+/// None of these suites changes a process-wide setting (`VowRuntime.defaultDispatcher`,
+/// `VowRuntime.unhandledErrorHandler`): other suites own those. The C setters are exercised by
 /// the C test programs (Tests/C), which run in processes of their own.
 enum BridgingTests {}
 

@@ -116,7 +116,7 @@ extension BridgingTests {
         func bothWays() throws {
             let loop = HostLoop()
             let handle = vow_dispatcher_new(BridgingTests.hostSubmit, loop.ctx, BridgingTests.hostDestroy)
-            var swiftSide = Vow.dispatcher(unsafeHandle: handle)
+            var swiftSide = VowRuntime.dispatcher(unsafeHandle: handle)
             #expect(swiftSide != nil)
             #expect(swiftSide?.isSerial == true)
             let ran = Tracker()
@@ -135,8 +135,8 @@ extension BridgingTests {
 
             // A Swift dispatcher handed to C, and back as the same object.
             let serial = SerialDispatcher(label: "bridging.tests")
-            let cHandle = Vow.unsafeRetainedHandle(for: serial)
-            #expect(Vow.dispatcher(unsafeHandle: cHandle) === serial)
+            let cHandle = VowRuntime.unsafeRetainedHandle(for: serial)
+            #expect(VowRuntime.dispatcher(unsafeHandle: cHandle) === serial)
             let tracker = Tracker(number: 1)
             let source = fulfilledC(vow_value_int(1))
             let derived = vow_then_on(cHandle, source, BridgingTests.addNumber, nil, tracker.ctx,
@@ -145,12 +145,12 @@ extension BridgingTests {
             vow_dispatcher_release(cHandle)
             [source, derived].forEach { vow_promise_release($0) }
             // The built-ins come back as themselves and ignore release.
-            #expect(Vow.dispatcher(unsafeHandle: vow_dispatcher_inline()) === InlineDispatcher.shared)
-            #expect(Vow.dispatcher(unsafeHandle: vow_dispatcher_background()) === BackgroundDispatcher.shared)
+            #expect(VowRuntime.dispatcher(unsafeHandle: vow_dispatcher_inline()) === InlineDispatcher.shared)
+            #expect(VowRuntime.dispatcher(unsafeHandle: vow_dispatcher_background()) === BackgroundDispatcher.shared)
             vow_dispatcher_release(vow_dispatcher_inline())
-            #expect(Vow.dispatcher(unsafeHandle: vow_dispatcher_inline()) === InlineDispatcher.shared)
-            #expect(Vow.unsafeRetainedHandle(for: InlineDispatcher.shared) == vow_dispatcher_inline())
-            #expect(Vow.dispatcher(unsafeHandle: vow_dispatcher_default()) != nil)
+            #expect(VowRuntime.dispatcher(unsafeHandle: vow_dispatcher_inline()) === InlineDispatcher.shared)
+            #expect(VowRuntime.unsafeRetainedHandle(for: InlineDispatcher.shared) == vow_dispatcher_inline())
+            #expect(VowRuntime.dispatcher(unsafeHandle: vow_dispatcher_default()) != nil)
         }
 
         @Test("the inline dispatcher runs the callback where the promise settles")

@@ -183,7 +183,7 @@ extension BridgingTests {
         func droppedByDispatcher() {
             let queue = InvalidatableQueue(SerialDispatcher())
             queue.invalidate()
-            let handle = Vow.unsafeRetainedHandle(for: queue)
+            let handle = VowRuntime.unsafeRetainedHandle(for: queue)
             let tracker = Tracker()
             let source = fulfilledC(vow_value_int(1))
             let derived = vow_then_on(handle, source, BridgingTests.returnSame, nil, tracker.ctx, BridgingTests.trackerDestroy)

@@ -102,7 +102,7 @@ extension BridgingTests {
             vow_result_return(nil, nil)
             vow_result_throw(nil, nil)
             #expect(AnyPromise(unsafeHandle: nil) == nil)
-            #expect(Vow.dispatcher(unsafeHandle: nil) == nil)
+            #expect(VowRuntime.dispatcher(unsafeHandle: nil) == nil)
         }
 
         @Test("unsafeRetainedHandle gives C +1; C's release frees the promise once Swift lets go")

@@ -127,7 +127,7 @@ extension ErrorModel {
     /// the whole batch, so the second round starts only after the first batch was freed.
     static func drainDefault() {
         for _ in 0..<2 {
-            _ = outcome(of: Promise<Void>.value(()).then(on: Vow.librarySerial) { _ in })
+            _ = outcome(of: Promise<Void>.value(()).then(on: VowRuntime.librarySerial) { _ in })
             _ = outcome(of: Promise<Void>.value(()).then { _ in })
         }
     }

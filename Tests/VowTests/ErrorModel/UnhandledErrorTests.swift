@@ -36,16 +36,16 @@ extension ErrorModel {
     /// Rule 1: a rejection that reaches the end of a branch and is released unhandled is
     /// reported exactly once; everything else is not reported.
     ///
-    /// Serialized: every test here sets the process-wide `Vow.unhandledErrorHandler` (and
+    /// Serialized: every test here sets the process-wide `VowRuntime.unhandledErrorHandler` (and
     /// restores it). Other suites run in parallel and drop rejected promises too, so each
     /// test counts only `TokenError`s with its own token.
     @Suite(.serialized) struct UnhandledErrorTests {
         /// Installs a fresh recorder while `body` runs, then restores the previous handler.
         private func recording(_ body: (Recorder) throws -> Void) rethrows {
-            let saved = Vow.unhandledErrorHandler
-            defer { Vow.unhandledErrorHandler = saved }
+            let saved = VowRuntime.unhandledErrorHandler
+            defer { VowRuntime.unhandledErrorHandler = saved }
             let recorder = Recorder()
-            Vow.unhandledErrorHandler = recorder.handler
+            VowRuntime.unhandledErrorHandler = recorder.handler
             try body(recorder)
         }
 
@@ -174,10 +174,10 @@ extension ErrorModel {
         }
 
         @Test func awaitThatThrowsHandles() async {
-            let saved = Vow.unhandledErrorHandler
-            defer { Vow.unhandledErrorHandler = saved }
+            let saved = VowRuntime.unhandledErrorHandler
+            defer { VowRuntime.unhandledErrorHandler = saved }
             let recorder = Recorder()
-            Vow.unhandledErrorHandler = recorder.handler
+            VowRuntime.unhandledErrorHandler = recorder.handler
             do {
                 let settled = Promise<Int>(error: recorder.error(1))
                 await #expect(throws: TokenError.self) { _ = try await settled.value }
@@ -320,11 +320,11 @@ extension ErrorModel {
             // the handler wraps it in a new closure each time (and stores that), the call
             // gets one level deeper per report: slower and slower, and after enough
             // reports a stack overflow.
-            let saved = Vow.unhandledErrorHandler
-            defer { Vow.unhandledErrorHandler = saved }
+            let saved = VowRuntime.unhandledErrorHandler
+            defer { VowRuntime.unhandledErrorHandler = saved }
             let token = ErrorModel.makeToken()
             let addresses = Locked<[UInt]>([])
-            Vow.unhandledErrorHandler = { error in
+            VowRuntime.unhandledErrorHandler = { error in
                 guard ErrorModel.token(of: error) == token else { return }
                 let address = Self.stackAddress()
                 addresses.withLock { $0.append(address) }
@@ -370,9 +370,9 @@ extension ErrorModel {
         }
 
         @Test func defaultHandlerWritesOneLineAndIgnoresCancellation() {
-            let saved = Vow.unhandledErrorHandler
-            defer { Vow.unhandledErrorHandler = saved }
-            Vow.unhandledErrorHandler = nil
+            let saved = VowRuntime.unhandledErrorHandler
+            defer { VowRuntime.unhandledErrorHandler = saved }
+            VowRuntime.unhandledErrorHandler = nil
             let token = ErrorModel.makeToken()
             let output = Self.capturingStandardError {
                 // Each is released here, on this thread, with no handler: reported at once.
@@ -391,21 +391,21 @@ extension ErrorModel {
         // MARK: Setting the handler
 
         @Test func settingTheHandlerReleasesThePreviousOne() {
-            let saved = Vow.unhandledErrorHandler
-            defer { Vow.unhandledErrorHandler = saved }
+            let saved = VowRuntime.unhandledErrorHandler
+            defer { VowRuntime.unhandledErrorHandler = saved }
             let token = ErrorModel.makeToken()
             let released = Counter()
             let firstHits = Counter()
             do {
                 let tracker = DeinitTracker(released)
-                Vow.unhandledErrorHandler = { error in
+                VowRuntime.unhandledErrorHandler = { error in
                     tracker.touch()
                     if ErrorModel.token(of: error) == token { firstHits.increment() }
                 }
             }
             #expect(released.count == 0)
             let recorder = Recorder(token: token)
-            Vow.unhandledErrorHandler = recorder.handler
+            VowRuntime.unhandledErrorHandler = recorder.handler
             // Another suite's report may still be running the old handler for a moment.
             #expect(ErrorModel.poll { released.count == 1 })
             _ = Promise<Int>(error: recorder.error())
@@ -414,12 +414,12 @@ extension ErrorModel {
         }
 
         @Test func handlerCanBeSetWhileRejectionsAreDropped() {
-            let saved = Vow.unhandledErrorHandler
-            defer { Vow.unhandledErrorHandler = saved }
+            let saved = VowRuntime.unhandledErrorHandler
+            defer { VowRuntime.unhandledErrorHandler = saved }
             let token = ErrorModel.makeToken()
             let first = Recorder(token: token)
             let second = Recorder(token: token)
-            Vow.unhandledErrorHandler = first.handler
+            VowRuntime.unhandledErrorHandler = first.handler
             let perDropper = ErrorModel.scaled(20_000)
             let droppersDone = Counter()
             let sets = Counter()
@@ -428,7 +428,7 @@ extension ErrorModel {
                     let handler = thread == 0 ? first.handler : second.handler
                     var rounds = 0
                     while droppersDone.count < 2 && rounds < 2_000_000 {
-                        Vow.unhandledErrorHandler = handler
+                        VowRuntime.unhandledErrorHandler = handler
                         sets.increment()
                         rounds += 1
                     }
@@ -439,7 +439,7 @@ extension ErrorModel {
                     droppersDone.increment()
                 }
             }
-            Vow.unhandledErrorHandler = first.handler
+            VowRuntime.unhandledErrorHandler = first.handler
             #expect(first.hits.count + second.hits.count == 2 * perDropper)
             let indices = Set(first.seenIndices + second.seenIndices)
             #expect(indices.count == 2 * perDropper)

@@ -1,7 +1,11 @@
 @_exported import VowEngine
 
 /// Process-wide settings, shared with C.
-public enum Vow {
+///
+/// Named `VowRuntime`, not after the module: `Vow.Promise`, `Vow.AnyPromise` and the like
+/// name the module's types, as a program that also imports PromiseKit (or has a `Promise`
+/// of its own) needs to write.
+public enum VowRuntime {
     /// The library's own default dispatcher: one serial queue, never the main queue.
     static var librarySerial: SerialDispatcher { Dispatchers.librarySerial }
 
