@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
-stages=(build swift-tests tsan nio c-tests valgrind loops fuzz examples install allocations soak)
+stages=(build compile swift-tests tsan nio c-tests valgrind loops fuzz examples install allocations soak)
 [ $# -gt 0 ] && stages=("$@")
 
 passed=0
@@ -28,6 +28,14 @@ stage_build() {
     grep -q "Build complete" "$log_dir/build.log" || { tail -20 "$log_dir/build.log"; return 1; }
     swift build -c release --scratch-path "$ROOT/.build-release" 2>&1 | tee "$log_dir/build-release.log" | grep -E "warning:|error:" && return 1
     grep -q "Build complete" "$log_dir/build-release.log" || { tail -20 "$log_dir/build-release.log"; return 1; }
+}
+
+stage_compile() {
+    # What the compiler must accept and refuse in Swift 6 mode (Tests/Compile).
+    local bin
+    bin=$(release_bin) || return 1
+    "$ROOT/Tests/Compile/run-compile-tests.sh" "$bin" 2>&1 | tee "$log_dir/compile.log" | tail -1
+    test "${PIPESTATUS[0]}" -eq 0
 }
 
 stage_swift_tests() {

@@ -15,7 +15,7 @@ extension Promise: PromiseView, BridgedPromise {
 
 extension AnyPromise: Thenable {
     /// The seed two-callback `then` (see `Promise.then(_:_:)`), with the untyped value.
-    public func then(_ onSuccess: ((Any?) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
+    public func then(_ onSuccess: (@Sendable (Any?) throws -> ())?, _ onFailure: (@Sendable (Any?) -> ())?) {
         _ = core.link(on: .default, SeedThenBody(onSuccess: onSuccess, onFailure: onFailure) { source in
             Bridging.untyped(source)
         })
@@ -33,21 +33,21 @@ extension AnyPromise {
 
     /// The same promise, typed: fulfils with the value converted to `T` (see `Bridging`),
     /// or rejects with `VowError.Code.type` naming what was expected and found.
-    public func `as`<T>(_ type: T.Type) -> Promise<T> { Promise<T>(self) }
+    public func `as`<T: Sendable>(_ type: T.Type) -> Promise<T> { Promise<T>(self) }
 
     /// The same promise as a pair (the value must be a list of two).
-    public func `as`<A, B>(_ type: (A, B).Type) -> Promise<(A, B)> { Promise<(A, B)>(self) }
+    public func `as`<A: Sendable, B: Sendable>(_ type: (A, B).Type) -> Promise<(A, B)> { Promise<(A, B)>(self) }
 
     /// The same promise as a triple (the value must be a list of three).
-    public func `as`<A, B, C>(_ type: (A, B, C).Type) -> Promise<(A, B, C)> { Promise<(A, B, C)>(self) }
+    public func `as`<A: Sendable, B: Sendable, C: Sendable>(_ type: (A, B, C).Type) -> Promise<(A, B, C)> { Promise<(A, B, C)>(self) }
 
     /// The same promise as a 4-tuple (the value must be a list of four).
-    public func `as`<A, B, C, D>(_ type: (A, B, C, D).Type) -> Promise<(A, B, C, D)> {
+    public func `as`<A: Sendable, B: Sendable, C: Sendable, D: Sendable>(_ type: (A, B, C, D).Type) -> Promise<(A, B, C, D)> {
         Promise<(A, B, C, D)>(self)
     }
 
     /// The same promise as a 5-tuple (the value must be a list of five).
-    public func `as`<A, B, C, D, E>(_ type: (A, B, C, D, E).Type) -> Promise<(A, B, C, D, E)> {
+    public func `as`<A: Sendable, B: Sendable, C: Sendable, D: Sendable, E: Sendable>(_ type: (A, B, C, D, E).Type) -> Promise<(A, B, C, D, E)> {
         Promise<(A, B, C, D, E)>(self)
     }
 
@@ -85,7 +85,7 @@ extension Promise {
     }
 
     /// A pair from an untyped promise fulfilled with a list (a manifold) of two values.
-    public init<A, B>(_ any: AnyPromise) where T == (A, B) {
+    public init<A: Sendable, B: Sendable>(_ any: AnyPromise) where T == (A, B) {
         self.init(core: any.core.converted { source in
             let v = try Bridging.elements(of: source.anyValue!, count: 2, for: T.self)
             return (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self))
@@ -93,7 +93,7 @@ extension Promise {
     }
 
     /// A triple from an untyped promise fulfilled with a list of three values.
-    public init<A, B, C>(_ any: AnyPromise) where T == (A, B, C) {
+    public init<A: Sendable, B: Sendable, C: Sendable>(_ any: AnyPromise) where T == (A, B, C) {
         self.init(core: any.core.converted { source in
             let v = try Bridging.elements(of: source.anyValue!, count: 3, for: T.self)
             return (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self), try Bridging.element(v, 2, C.self, for: T.self))
@@ -101,7 +101,7 @@ extension Promise {
     }
 
     /// A 4-tuple from an untyped promise fulfilled with a list of four values.
-    public init<A, B, C, D>(_ any: AnyPromise) where T == (A, B, C, D) {
+    public init<A: Sendable, B: Sendable, C: Sendable, D: Sendable>(_ any: AnyPromise) where T == (A, B, C, D) {
         self.init(core: any.core.converted { source in
             let v = try Bridging.elements(of: source.anyValue!, count: 4, for: T.self)
             return (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self), try Bridging.element(v, 2, C.self, for: T.self), try Bridging.element(v, 3, D.self, for: T.self))
@@ -109,7 +109,7 @@ extension Promise {
     }
 
     /// A 5-tuple from an untyped promise fulfilled with a list of five values.
-    public init<A, B, C, D, E>(_ any: AnyPromise) where T == (A, B, C, D, E) {
+    public init<A: Sendable, B: Sendable, C: Sendable, D: Sendable, E: Sendable>(_ any: AnyPromise) where T == (A, B, C, D, E) {
         self.init(core: any.core.converted { source in
             let v = try Bridging.elements(of: source.anyValue!, count: 5, for: T.self)
             return (try Bridging.element(v, 0, A.self, for: T.self), try Bridging.element(v, 1, B.self, for: T.self), try Bridging.element(v, 2, C.self, for: T.self), try Bridging.element(v, 3, D.self, for: T.self), try Bridging.element(v, 4, E.self, for: T.self))

@@ -19,7 +19,7 @@ public struct AnyPromise: Sendable {
     init(core: Core) { self.core = core }
 
     /// A view of `promise`: the same promise, untyped.
-    public init<T>(_ promise: Promise<T>) {
+    public init<T: Sendable>(_ promise: Promise<T>) {
         core = promise.core
     }
 
@@ -66,6 +66,7 @@ public struct AnyPromise: Sendable {
     /// Blocks the calling thread until the promise settles, then returns its value or
     /// throws its error (which counts as handling it). Throws `VowError.Code.deadlock` at
     /// once where the wait could never end (see `Promise.wait()`).
+    @available(*, noasync, message: "wait() blocks its thread; in async code use 'try await promise.value'")
     public func wait() throws -> Any? {
         try core.waitForSwift()
         return Bridging.untyped(core)

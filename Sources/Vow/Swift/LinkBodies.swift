@@ -9,7 +9,7 @@
 
 /// `then { T -> U }` (map): the value transformed; a rejection passes through.
 @usableFromInline
-struct MapBody<T, U>: LinkBody {
+struct MapBody<T: Sendable, U: Sendable>: LinkBody {
     @usableFromInline var transform: (@Sendable (T) throws -> U)?
 
     @inlinable
@@ -35,7 +35,7 @@ struct MapBody<T, U>: LinkBody {
 
 /// `then { T -> Promise<U> }` (flatMap): the link adopts the returned promise.
 @usableFromInline
-struct AdoptBody<T, U>: LinkBody {
+struct AdoptBody<T: Sendable, U: Sendable>: LinkBody {
     @usableFromInline var transform: (@Sendable (T) throws -> Promise<U>)?
 
     @inlinable
@@ -62,7 +62,7 @@ struct AdoptBody<T, U>: LinkBody {
 /// `recover { Error -> Promise<T> }` and `recover { Error -> T }`: a fulfilment passes
 /// through; a rejection (cancellation included) goes to the body.
 @usableFromInline
-struct RecoverBody<T>: LinkBody {
+struct RecoverBody<T: Sendable>: LinkBody {
     @usableFromInline enum Handler {
         case promise(@Sendable (any Error) throws -> Promise<T>)
         case value(@Sendable (any Error) throws -> T)
@@ -178,13 +178,11 @@ struct ProcedureBody<T>: LinkBody {
 /// `present` shows it; a throw from it, or a rejection, goes to `onFailure` (as the
 /// original reason). An error that reaches no callback rejects the link, which nobody
 /// holds: it is reported as unhandled.
-struct SeedThenBody<V>: LinkBody, @unchecked Sendable {
-    // @unchecked: the seed protocol's closures are not @Sendable; they are handed over to
-    // run once on the dispatcher, as Promises/A+ requires.
-    var callbacks: (onSuccess: ((V) throws -> Void)?, onFailure: ((Any?) -> Void)?)?
+struct SeedThenBody<V>: LinkBody {
+    var callbacks: (onSuccess: (@Sendable (V) throws -> Void)?, onFailure: (@Sendable (Any?) -> Void)?)?
     let present: @Sendable (Core) throws -> V
 
-    init(onSuccess: ((V) throws -> Void)?, onFailure: ((Any?) -> Void)?,
+    init(onSuccess: (@Sendable (V) throws -> Void)?, onFailure: (@Sendable (Any?) -> Void)?,
          present: @escaping @Sendable (Core) throws -> V) {
         callbacks = (onSuccess, onFailure)
         self.present = present

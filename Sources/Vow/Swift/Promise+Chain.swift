@@ -32,9 +32,17 @@ extension Promise {
     /// Runs `body` with the value; the new promise assimilates the thenable it returns
     /// (Promises/A+ 2.3.3: its `then` is called once, in a job on the default dispatcher).
     @discardableResult
-    public func then<P: Thenable & SendableMetatype>(on dispatcher: any Dispatcher = .default,
-                                                     _ body: @escaping @Sendable (T) throws -> P) -> Promise<P.Value> {
+    public func then<P: Thenable & Sendable>(on dispatcher: any Dispatcher = .default,
+                                            _ body: @escaping @Sendable (T) throws -> P) -> Promise<P.Value> {
         Promise<P.Value>(core: core.link(on: dispatcher, ProcedureBody { value -> Any in try body(value) }))
+    }
+
+    /// Runs `body` with the value; the new promise, untyped, adopts the `AnyPromise`
+    /// `body` returns (a promise of any value, made in Swift or C).
+    @discardableResult
+    public func then(on dispatcher: any Dispatcher = .default,
+                     _ body: @escaping @Sendable (T) throws -> AnyPromise) -> AnyPromise {
+        AnyPromise(core: core.link(on: dispatcher, ProcedureBody { value -> Any in try body(value) }))
     }
 
     /// Transforms the value (the value-returning `then`).

@@ -28,7 +28,7 @@ extension Promise {
 /// `delay` seconds between attempts. Rejects with the last error; a cancellation error is
 /// not retried. Cancelling the returned promise cancels the current attempt and stops
 /// further ones.
-public func retry<T>(times: Int, delay: Double = 0,
+public func retry<T: Sendable>(times: Int, delay: Double = 0,
                      _ body: @escaping @Sendable () throws -> Promise<T>) -> Promise<T> {
     let result = Core()
     let attempt = RetryAttempt<T>(result: result, remaining: max(1, times), delay: delay, body: body)
@@ -37,7 +37,7 @@ public func retry<T>(times: Int, delay: Double = 0,
     return Promise(core: result)
 }
 
-final class RetryAttempt<T>: @unchecked Sendable {
+final class RetryAttempt<T: Sendable>: @unchecked Sendable {
     // @unchecked: `remaining`, `current` and `stopped` are guarded by `lock`.
     private let lock = VowLock()
     private let result: Core

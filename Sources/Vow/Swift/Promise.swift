@@ -7,7 +7,11 @@
 /// queue), never inline in the call that settles the promise or registers them (unless
 /// you pass `.inline`), never under a library lock. Handlers registered on one promise
 /// run in registration order.
-public struct Promise<T>: Thenable {
+///
+/// `T` is `Sendable`: a promise's value is handed from the thread that settles it to every
+/// callback registered on it, which may run on different dispatchers at once, so every
+/// value crosses threads (see the article on ownership and threads).
+public struct Promise<T: Sendable>: Thenable, Sendable {
     @usableFromInline
     let core: Core
 
@@ -75,6 +79,7 @@ public struct Promise<T>: Thenable {
     /// Never hangs silently: called from a job of a serial dispatcher that the awaited
     /// chain needs (say inside a callback on the default dispatcher, waiting on a promise
     /// whose callback is queued there), it throws `VowError.Code.deadlock` at once.
+    @available(*, noasync, message: "wait() blocks its thread; in async code use 'try await promise.value'")
     public func wait() throws -> T {
         try core.waitForSwift()
         return try core.typedValue(T.self)
@@ -97,14 +102,12 @@ public struct Promise<T>: Thenable {
     /// rejection goes to `onFailure` (as the original reason). An error that reaches no
     /// callback (a rejection or throw with `onFailure` nil) is reported to
     /// `VowRuntime.unhandledErrorHandler`. `onFailure` receives cancellations too.
-    public func then(_ onSuccess: ((T) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
+    public func then(_ onSuccess: (@Sendable (T) throws -> ())?, _ onFailure: (@Sendable (Any?) -> ())?) {
         _ = core.link(on: .default, SeedThenBody(onSuccess: onSuccess, onFailure: onFailure) { source in
             try source.typedValue(T.self)
         })
     }
 }
-
-extension Promise: Sendable where T: Sendable {}
 
 extension Promise: Resolvable {
     package var resolution: Resolution { .adopt(core) }

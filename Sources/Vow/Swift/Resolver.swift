@@ -4,7 +4,7 @@
 /// resolver goes away while its promise is still pending (and it adopted nothing), the
 /// promise is rejected with `VowError.Code.broken`: a forgotten resolver never hangs a
 /// chain. All methods may be called from any thread.
-public final class Resolver<T> {
+public final class Resolver<T: Sendable>: Sendable {
     @usableFromInline
     let core: Core
 
@@ -69,5 +69,3 @@ public final class Resolver<T> {
     /// True while the promise can still be settled through this resolver.
     public var isPending: Bool { !core.isResolverUsed }
 }
-
-extension Resolver: Sendable where T: Sendable {}

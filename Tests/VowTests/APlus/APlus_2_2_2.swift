@@ -13,7 +13,8 @@ struct APlus_2_2_2 {
         resolver.fulfill(token)
         #expect(try value(of: seen) === token)
         // And on a promise fulfilled before `then`.
-        #expect(try value(of: Promise.value(token).then { $0 }) === token)
+        let direct: Promise<Token> = Promise.value(token).then { $0 }
+        #expect(try value(of: direct) === token)
     }
 
     @Test("2.2.2.2 it must not be called before promise is fulfilled")

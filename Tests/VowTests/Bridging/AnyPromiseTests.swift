@@ -92,10 +92,15 @@ extension BridgingTests {
             #expect(ran.calls == 2)
         }
 
-        @Test("observers: wait, result, error, the async value")
+        @Test("wait returns the value or throws the error")
+        func waitObserver() throws {
+            #expect(try AnyPromise.value(8).wait() as? Int == 8)
+            #expect(throws: TokenError.self) { try AnyPromise(error: TokenError(token: 4)).wait() }
+        }
+
+        @Test("observers: result, error, the async value")
         func observers() async throws {
             let any = AnyPromise.value(8)
-            #expect(try any.wait() as? Int == 8)
             #expect(try await any.value as? Int == 8)
             let failed = AnyPromise(error: TokenError(token: 4))
             #expect(failed.error as? TokenError == TokenError(token: 4))
@@ -110,7 +115,7 @@ extension BridgingTests {
             let (later, resolver) = AnyPromise.pending()
             let chained = Promise.value(1).then { _ in later }
             resolver.fulfill(6)
-            #expect(try value(of: chained).map { $0 as? Int } == 6)
+            #expect(try chained.wait() as? Int == 6)
             // The two-callback seed then on an AnyPromise.
             let seen = Tracker()
             AnyPromise.value(3).then({ value in seen.log(value as! Int) }, nil)

@@ -202,9 +202,19 @@ extension BridgingTests {
     }
 
     /// The value of a C promise converted to `T` through AnyPromise (bounded wait).
-    static func swiftValue<T>(of handle: OpaquePointer?, as type: T.Type) throws -> T {
+    static func swiftValue<T: Sendable>(of handle: OpaquePointer?, as type: T.Type) throws -> T {
         let any = try #require(AnyPromise(unsafeHandle: handle))
         return try value(of: any.as(T.self))
+    }
+
+    /// The value of a C promise (bounded wait) converted to a type a `Promise` cannot carry
+    /// (it is not `Sendable`: `Any`, raw pointers), through the same conversion
+    /// `AnyPromise.as` uses, on this thread.
+    static func convertedValue<T>(of handle: OpaquePointer?, as type: T.Type) throws -> T {
+        let any = try #require(AnyPromise(unsafeHandle: handle))
+        try #require(any.core.waitUntilSettled(timeout: Stress.waitSeconds))
+        _ = try any.wait()
+        return try Bridging.cast(any.core.anyValue as Any, to: T.self).get()
     }
 
     /// Runs `body` with a C value made by `make`, released afterwards.

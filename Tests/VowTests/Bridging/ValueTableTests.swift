@@ -214,7 +214,7 @@ extension BridgingTests {
             let optional = try swiftValue(of: fulfilledC(vow_value_null()), as: Int?.self)
             #expect(optional == nil)
             try swiftValue(of: fulfilledC(vow_value_null()), as: Void.self)
-            let untyped = try value(of: try #require(AnyPromise(unsafeHandle: fulfilledC(vow_value_null()))).as(Any?.self))
+            let untyped = try convertedValue(of: fulfilledC(vow_value_null()), as: Any?.self)
             #expect(untyped == nil)
             // NULL is not an Int.
             let any = try #require(AnyPromise(unsafeHandle: fulfilledC(vow_value_null())))
@@ -271,7 +271,7 @@ extension BridgingTests {
             items.forEach { vow_value_release($0) }
             #expect(try swiftValue(of: fulfilledC(vow_value_retain(list)), as: [Int].self) == [1, 2, 3])
             #expect(try swiftValue(of: fulfilledC(vow_value_retain(list)), as: [Double].self) == [1, 2, 3])
-            let untyped = try swiftValue(of: fulfilledC(vow_value_retain(list)), as: [Any].self)
+            let untyped = try convertedValue(of: fulfilledC(vow_value_retain(list)), as: [Any].self)
             #expect(untyped.compactMap { $0 as? Int } == [1, 2, 3])
             let wrong = try #require(AnyPromise(unsafeHandle: fulfilledC(vow_value_retain(list))))
             let message = (try error(of: wrong.as([String].self)) as? VowError)?.message ?? ""
@@ -303,9 +303,9 @@ extension BridgingTests {
         func pointerFromC() throws {
             let storage = UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
             defer { storage.deallocate() }
-            #expect(try swiftValue(of: fulfilledC(vow_value_pointer(storage, nil)), as: UnsafeMutableRawPointer.self) == storage)
-            #expect(try swiftValue(of: fulfilledC(vow_value_pointer(storage, nil)), as: UnsafeRawPointer.self) == UnsafeRawPointer(storage))
-            #expect(try swiftValue(of: fulfilledC(vow_value_pointer(nil, nil)), as: UnsafeMutableRawPointer?.self) == nil)
+            #expect(try convertedValue(of: fulfilledC(vow_value_pointer(storage, nil)), as: UnsafeMutableRawPointer.self) == storage)
+            #expect(try convertedValue(of: fulfilledC(vow_value_pointer(storage, nil)), as: UnsafeRawPointer.self) == UnsafeRawPointer(storage))
+            #expect(try convertedValue(of: fulfilledC(vow_value_pointer(nil, nil)), as: UnsafeMutableRawPointer?.self) == nil)
         }
 
         @Test("a typed promise of another type rejects with the type error naming expected and found")

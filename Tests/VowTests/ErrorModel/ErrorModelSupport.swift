@@ -116,7 +116,7 @@ extension ErrorModel {
     }
 
     /// The value `promise` fulfils with within `seconds`, or nil.
-    static func value<T>(of promise: Promise<T>, within seconds: Double = 5) -> T? {
+    static func value<T: Sendable>(of promise: Promise<T>, within seconds: Double = 5) -> T? {
         if case .success(let value)? = outcome(of: promise, within: seconds) { return value }
         return nil
     }

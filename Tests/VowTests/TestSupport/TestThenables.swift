@@ -24,8 +24,8 @@ struct SyncThenable<Value>: Thenable {
 extension SyncThenable: Sendable where Value: Sendable {}
 
 /// Calls `onFailure` with `reason` at once, inside `then`. The reason need not be an Error.
-struct SyncRejectingThenable<Value>: Thenable {
-    let reason: Any?
+struct SyncRejectingThenable<Value>: Thenable, Sendable {
+    let reason: (any Sendable)?
 
     func then(_ onSuccess: ((Value) throws -> ())?, _ onFailure: ((Any?) -> ())?) {
         onFailure?(reason)

@@ -36,7 +36,7 @@ func outcome<T>(of promise: Promise<T>, within seconds: Double = Stress.waitSeco
 }
 
 /// The value of `promise`, waiting at most `seconds`; throws its error or `TestTimeout`.
-func value<T>(of promise: Promise<T>, within seconds: Double = Stress.waitSeconds) throws -> T {
+func value<T: Sendable>(of promise: Promise<T>, within seconds: Double = Stress.waitSeconds) throws -> T {
     try outcome(of: promise, within: seconds).get()
 }
 
