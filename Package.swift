@@ -9,6 +9,10 @@ let package = Package(
     name: "Vow",
     products: [
         .library(name: "vow", type: .dynamic, targets: ["Vow"]),
+        // The same library for Swift packages that depend on Vow: `import Vow`, linked the
+        // way the depending package chooses (a program that also loads libvow.so for C
+        // code should depend on `vow` instead, so the process holds one engine).
+        .library(name: "Vow", targets: ["Vow"]),
     ],
     targets: [
         // The C face: the public header (include/vow.h, symlinked) and one .c file that
