@@ -14,14 +14,11 @@ import Glibc
 enum ErrorModel {}
 
 extension ErrorModel {
-    /// True when the suite runs under ThreadSanitizer (`VOW_TSAN=1`): loop counts are
-    /// divided by 10 there.
-    static let underTSan: Bool = getenv("VOW_TSAN") != nil
+    /// True when the suite runs under ThreadSanitizer (see `Stress`).
+    static var underTSan: Bool { Stress.underTSan }
 
-    /// `count`, or a tenth of it under TSan.
-    static func scaled(_ count: Int) -> Int {
-        underTSan ? max(1, count / 10) : count
-    }
+    /// `count`, or a tenth of it under TSan (see `Stress.iterations`).
+    static func scaled(_ count: Int) -> Int { Stress.iterations(count) }
 
     // MARK: Counters
 
@@ -89,24 +86,14 @@ extension ErrorModel {
     /// Polls `condition` every millisecond for up to `seconds`; returns its last value.
     @discardableResult
     static func poll(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(seconds * 1000))
-        while !condition() {
-            if clock.now >= deadline { return condition() }
-            usleep(1000)
-        }
-        return true
+        eventually(within: seconds, condition)
     }
 
     /// Waits at most `seconds` for `promise` to settle. nil: it did not (the test then
     /// fails instead of hanging). The wait counts as handling a rejection, like `wait()`.
+    /// (The bounded wait of Waiting.swift, with nil for its time-out.)
     static func outcome<T>(of promise: Promise<T>, within seconds: Double = 5) -> Result<T, any Error>? {
-        guard let outcome = promise.core.outcome(waitingAtMost: seconds) else { return nil }
-        promise.core.markHandled()
-        switch outcome {
-        case .fulfilled(let raw): return castValue(raw, to: T.self)
-        case .rejected(let error): return .failure(unboxError(error))
-        }
+        try? VowTests.outcome(of: promise, within: seconds)
     }
 
     /// The error `promise` settles with within `seconds`, or nil if it fulfils or stays pending.
@@ -134,23 +121,10 @@ extension ErrorModel {
 
     // MARK: Threads
 
-    private final class ThreadBox {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
     /// Starts a POSIX thread running `body` (a real thread: unlike Dispatch's pool, it
-    /// cannot be starved by other threads that spin).
+    /// cannot be starved by other threads that spin). See Threads.swift.
     static func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-        let box = Unmanaged.passRetained(ThreadBox(body)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { raw in
-            let box = Unmanaged<ThreadBox>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-        precondition(rc == 0, "pthread_create failed: \(rc)")
-        return thread
+        VowTests.startThread(body)
     }
 
     /// Runs `body(index)` on `count` threads at once and waits for all of them.
