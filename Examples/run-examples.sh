@@ -35,8 +35,9 @@ if [ -z "$BIN" ]; then
         exit 2
     fi
     echo "building libvow.so (release) ..."
-    swift build -c release --scratch-path "$ROOT/.build-release" 2>&1 | grep -E "error|warning|Compiling|Build complete" | tail -3
-    BIN=$(swift build -c release --scratch-path "$ROOT/.build-release" --show-bin-path) || exit 1
+    source "$ROOT/scripts/lib/vow-swift.sh"
+    vow_release_build "$ROOT" 2>&1 | grep -E "error|warning|Compiling|Build complete" | tail -3
+    BIN=$(vow_release_bin "$ROOT") || exit 1
 fi
 BIN=$(cd "$BIN" && pwd) || { echo "no such directory: $1" >&2; exit 2; }
 [ -f "$BIN/libvow.so" ] || { echo "$BIN/libvow.so not found: build the library first" >&2; exit 2; }

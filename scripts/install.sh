@@ -30,19 +30,23 @@ fi
 mkdir -p "$1"
 PREFIX=$(cd "$1" && pwd)   # absolute: it is written into vow.pc and, through it, into programs
 
-build=(swift build -c release --scratch-path "${VOW_SCRATCH:-$ROOT/.build-release}")
+# The release recipe of scripts/lib/vow-swift.sh; the static variant adds one flag.
+source scripts/lib/vow-swift.sh
+scratch=${VOW_SCRATCH:-$ROOT/.build-release}
+extra=()
 if [ "${VOW_STATIC_STDLIB:-0}" = "1" ]; then
-    build=(swift build -c release -Xswiftc -static-stdlib --scratch-path "${VOW_SCRATCH:-$ROOT/.build-static}")
+    scratch=${VOW_SCRATCH:-$ROOT/.build-static}
+    extra=(-Xswiftc -static-stdlib)
 fi
-echo "building libvow.so: ${build[*]}"
+echo "building libvow.so: swift build -c release --scratch-path $scratch ${extra[*]}"
 log=$(mktemp)
-if ! "${build[@]}" >"$log" 2>&1; then
+if ! vow_release_build "$ROOT" "$scratch" "${extra[@]}" >"$log" 2>&1; then
     tail -30 "$log"
     rm -f "$log"
     exit 1
 fi
 rm -f "$log"
-BIN=$("${build[@]}" --show-bin-path)
+BIN=$(vow_release_build "$ROOT" "$scratch" "${extra[@]}" --show-bin-path)
 
 # The version comes from the header, the single source of truth for the C interface.
 version_part() { sed -n "s/^#define VOW_VERSION_$1 \([0-9][0-9]*\)$/\1/p" include/vow.h; }

@@ -26,7 +26,7 @@ stage_build() {
     # The library must build without a single warning, in debug and in release.
     swift build --build-tests 2>&1 | tee "$log_dir/build.log" | grep -E "warning:|error:" && return 1
     grep -q "Build complete" "$log_dir/build.log" || { tail -20 "$log_dir/build.log"; return 1; }
-    swift build -c release --scratch-path "$ROOT/.build-release" 2>&1 | tee "$log_dir/build-release.log" | grep -E "warning:|error:" && return 1
+    vow_release_build "$ROOT" 2>&1 | tee "$log_dir/build-release.log" | grep -E "warning:|error:" && return 1
     grep -q "Build complete" "$log_dir/build-release.log" || { tail -20 "$log_dir/build-release.log"; return 1; }
 }
 

@@ -2,16 +2,28 @@
 # Tests/C/run-c-tests.sh, Examples/run-examples.sh, scripts/check-allocations.sh,
 # scripts/soak.sh.
 #
+#   vow_release_build ROOT [SCRATCH [ARGS...]]
+#                               THE recipe for the release library, used by every script:
+#                               `swift build -c release` of the package at ROOT into
+#                               SCRATCH (empty or absent: ROOT/.build-release), with ARGS
+#                               (say `-Xswiftc -static-stdlib`, or `--show-bin-path`)
 #   vow_release_bin ROOT        builds the release library into ROOT/.build-release (if it
 #                               is not up to date) and prints its bin directory
 #   vow_swiftc_flags BIN ROOT   sets the array VOW_SWIFTC_FLAGS: what swiftc needs to
 #                               `import Vow` from BIN and link the same libvow.so (one
 #                               engine in the process, never a second static copy)
 
+vow_release_build() {
+    local root=$1 scratch=${2:-}
+    [ -n "$scratch" ] || scratch="$root/.build-release"
+    shift; [ $# -gt 0 ] && shift
+    (cd "$root" && swift build -c release --scratch-path "$scratch" "$@")
+}
+
 vow_release_bin() {
     local root=$1
-    swift build -c release --scratch-path "$root/.build-release" >/dev/null || return 1
-    swift build -c release --scratch-path "$root/.build-release" --show-bin-path
+    vow_release_build "$root" >/dev/null || return 1
+    vow_release_build "$root" "" --show-bin-path
 }
 
 vow_swiftc_flags() {

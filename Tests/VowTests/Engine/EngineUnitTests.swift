@@ -1,0 +1,163 @@
+import Testing
+@testable import Vow
+@testable import VowEngine
+
+/// Unit tests of the engine's building blocks, below the promise API: the state word's
+/// flags, the one-word value storage, the report line, and the layout the C face relies on.
+@Suite("Engine: building blocks")
+struct EngineUnitTests {
+    // MARK: State word
+
+    /// Every flag of the state word, with its name (the storage field is separate).
+    static let allFlags: [(String, Flags)] = [
+        ("locked", .locked), ("settled", .settled), ("rejected", .rejected),
+        ("cancelled", .cancelled), ("hadHandlers", .hadHandlers), ("handled", .handled),
+        ("resolverUsed", .resolverUsed), ("adopting", .adopting), ("bodyTaken", .bodyTaken),
+        ("forwarded", .forwarded), ("debugged", .debugged),
+    ]
+
+    @Test("flags are single bits, pairwise disjoint, and clear of the storage field")
+    func flagsAreDisjoint() {
+        var seen: UInt32 = 0
+        let storageField: UInt32 = 0b11 << Flags.storageShift
+        for (name, flag) in Self.allFlags {
+            #expect(flag.rawValue.nonzeroBitCount == 1, "\(name) is not one bit")
+            #expect(flag.rawValue & seen == 0, "\(name) overlaps another flag")
+            #expect(flag.rawValue & storageField == 0, "\(name) overlaps the storage field")
+            seen |= flag.rawValue
+        }
+        #expect(Flags.settledOrRejected.rawValue == Flags.settled.rawValue | Flags.rejected.rawValue)
+        #expect(Flags.handledSomehow.rawValue == Flags.hadHandlers.rawValue | Flags.handled.rawValue)
+        // Every storage kind fits the two bits at the shift.
+        for kind in [StoredValue.Storage.plain, .object, .inline, .boxed] {
+            #expect(kind.rawValue << Flags.storageShift & ~storageField == 0)
+        }
+    }
+
+    // MARK: One-word value storage
+
+    final class Tracked: Sendable {
+        let id: Int
+        let deinits: Counter
+        init(_ id: Int, deinits: Counter) {
+            self.id = id
+            self.deinits = deinits
+        }
+        deinit { _ = deinits.increment() }
+    }
+
+    /// A value of a type too large for one word, holding a reference (boxed storage).
+    struct Large: Sendable {
+        let a: Int, b: Int, c: Int
+        let object: AnyObject & Sendable
+    }
+
+    @Test("each storage kind: the value round-trips, a copy is independent, destroy releases once")
+    func storageKinds() {
+        // plain: a trivial word.
+        let plain = StoredValue(42)
+        let plainKind = plain.storage
+        #expect(plainKind == .plain)
+        #expect(StoredValue.load(Int.self, bits: plain.bits, storage: plain.storage) == 42)
+        #expect(StoredValue.anyValue(bits: plain.bits, type: plain.type, storage: plain.storage) as? Int == 42)
+
+        // object: a class reference, retained by the stored value and by each copy.
+        let deinits = Counter()
+        do {
+            let object = StoredValue(Tracked(1, deinits: deinits))
+            let objectKind = object.storage
+        #expect(objectKind == .object)
+            let copy = StoredValue.copy(bits: object.bits, type: object.type, storage: object.storage)
+            _ = consume object
+            #expect(deinits.value == 0, "the copy keeps the object alive")
+            #expect(StoredValue.load(Tracked.self, bits: copy.bits, storage: copy.storage).id == 1)
+        }
+        #expect(deinits.value == 1, "released exactly once")
+
+        // inline: a non-trivial value that fits a word (a String of up to 15 bytes is two
+        // words, so use an Optional reference: one word, not a class type).
+        do {
+            let value: (AnyObject & Sendable)? = Tracked(2, deinits: deinits)
+            let inline = StoredValue(value)
+            let inlineKind = inline.storage
+        #expect(inlineKind == .inline)
+            let copy = StoredValue.copy(bits: inline.bits, type: inline.type, storage: inline.storage)
+            _ = consume inline
+            let loaded = StoredValue.load((AnyObject & Sendable)?.self, bits: copy.bits, storage: copy.storage)
+            #expect((loaded as? Tracked)?.id == 2)
+        }
+        #expect(deinits.value == 2)
+
+        // boxed: too large for a word.
+        do {
+            let boxed = StoredValue(Large(a: 1, b: 2, c: 3, object: Tracked(3, deinits: deinits)))
+            let boxedKind = boxed.storage
+        #expect(boxedKind == .boxed)
+            let copy = StoredValue.copy(bits: boxed.bits, type: boxed.type, storage: boxed.storage)
+            _ = consume boxed
+            let loaded = StoredValue.load(Large.self, bits: copy.bits, storage: copy.storage)
+            #expect(loaded.a + loaded.b + loaded.c == 6)
+            #expect((StoredValue.anyValue(bits: copy.bits, type: copy.type, storage: copy.storage) as? Large)?.c == 3)
+        }
+        #expect(deinits.value == 3)
+
+        // An error is one word holding the runtime's error box, stored as an object.
+        let error = StoredValue(error: TestError(9))
+        let errorKind = error.storage
+        #expect(errorKind == .object)
+        #expect(ObjectIdentifier(error.type) == ObjectIdentifier((any Error).self))
+        #expect(StoredValue.load((any Error).self, bits: error.bits, storage: error.storage) as? TestError == TestError(9))
+    }
+
+    @Test("release hands the word over without destroying it")
+    func releaseKeepsTheValue() {
+        let deinits = Counter()
+        let parts = StoredValue(Tracked(4, deinits: deinits)).release()
+        #expect(deinits.value == 0)
+        StoredValue.destroy(bits: parts.bits, type: parts.type, storage: parts.storage)
+        #expect(deinits.value == 1)
+    }
+
+    // MARK: Report line
+
+    @Test("the report line escapes control characters and stays on one line")
+    func reportLineEscapes() {
+        #expect(ReportLine.escaped("line\nbreak", limit: 100) == "line\\nbreak")
+        #expect(ReportLine.escaped("a\rb\tc\\d", limit: 100) == "a\\rb\\tc\\\\d")
+        #expect(ReportLine.escaped("bell\u{07}del\u{7f}", limit: 100) == "bell\\x07del\\x7f")
+        #expect(ReportLine.escaped("ünïcode ✓", limit: 100) == "ünïcode ✓")
+        #expect(!ReportLine.escaped(String(repeating: "\n", count: 50), limit: 1024).contains("\n"))
+    }
+
+    @Test("the report line is cut at the limit, at a character boundary, ending in an ellipsis")
+    func reportLineIsCapped() {
+        let long = String(repeating: "x", count: 5_000)
+        let line = ReportLine.escaped(long, limit: ReportLine.limit)
+        #expect(line.hasSuffix("…"))
+        #expect(line.utf8.count == ReportLine.limit + "…".utf8.count)
+        // A multi-byte character is never split.
+        let wide = String(repeating: "é", count: 600)   // 2 bytes each
+        let cut = ReportLine.escaped(wide, limit: 1023)
+        #expect(cut.dropLast().allSatisfy { $0 == "é" })
+        #expect(cut.utf8.count - "…".utf8.count == 1022)
+        // An escape is never split either.
+        #expect(ReportLine.escaped("ab\n", limit: 3) == "ab…")
+    }
+
+    // MARK: The C face's result slot
+
+    @Test("the result slot's magic word is at offset 0 (vow_result_return reads it there)")
+    func resultSlotMagicAtOffsetZero() {
+        #expect(MemoryLayout<VowResultSlot>.offset(of: \VowResultSlot.magic) == 0)
+        var slot = VowResultSlot()
+        withUnsafeMutablePointer(to: &slot) { pointer in
+            let handle = OpaquePointer(pointer)
+            #expect(VowResultSlot.from(handle, in: "test") == pointer)
+            // A pointer to anything else is refused.
+            var other: UInt64 = 7
+            withUnsafeMutablePointer(to: &other) { stray in
+                #expect(VowResultSlot.from(OpaquePointer(stray), in: "test") == nil)
+            }
+        }
+    }
+}
