@@ -1,7 +1,7 @@
 import Synchronization
 
-/// The combinators every face shares: `when`/`vow_when` (all), `when(resolved:)`/`vow_join`
-/// (all settled), `race`/`vow_race` and `any`. One registration per input, run inline where
+/// The combinators every face shares: all fulfilled, all settled, the race and the first
+/// fulfilment (any). One registration per input, run inline where
 /// the input settles; the result waits on every input (cancelling it cancels them, each
 /// under the upstream rule). What the result is fulfilled with is the face's business:
 /// it passes `gather`, called once with the settled inputs in input order.

@@ -43,7 +43,7 @@ import Synchronization
     @usableFromInline package func run() {}
 
     /// A dispatcher released this continuation without running it (the `Dispatcher`
-    /// contract allows dropping work; C's `vow_job_drop`). The default does nothing; a link
+    /// contract allows dropping work, and so does a host loop that shuts down). The default does nothing; a link
     /// cancels the promise it would have settled.
     @usableFromInline package func dropped() {}
 

@@ -20,8 +20,8 @@ package protocol Resolvable {
     var resolution: Resolution { get }
 }
 
-/// Something that may have a `then` method: a Swift `Thenable` or a C object described by
-/// a `vow_thenable_class`. The face that made it says how the values it resolves with are
+/// Something that may have a `then` method: a thenable of one of the faces (a conforming
+/// Swift type, or a foreign object with a table of callbacks). The face that made it says how the values it resolves with are
 /// classified.
 @usableFromInline package protocol ThenableSource: Sendable {
     /// Looks the then-method up (once per resolution, A+ 2.3.3.1).
@@ -89,7 +89,7 @@ extension Core {
         }
     }
 
-    /// The procedure through the resolver (`vow_resolver_resolve`, `resolve(_:)`): adopting
+    /// The procedure through the resolver (the faces' `resolve`): adopting
     /// or assimilating uses the resolver up. Returns false if it was already used.
     @usableFromInline package final func resolveFromResolver(_ x: Any, as resolution: Resolution) -> Bool {
         switch resolution {

@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Waiting: blocking (`wait()`, `vow_wait`), awaiting (`await promise.value`), and the
+/// Waiting: blocking (a thread waits), awaiting (a task suspends), and the
 /// deadlock detection that keeps a wait from hanging where it could never end.
 extension Core {
     /// Blocks the calling thread until the promise settles or `timeout` (seconds; nil: no

@@ -1,6 +1,7 @@
 import Synchronization
 
-/// The promise object that `Promise<T>`, `AnyPromise` and C's `vow_promise *` are views of.
+/// The promise object: every face's promise type (typed, untyped, the C handle) is a view
+/// of one.
 ///
 /// State machine: pending, then fulfilled with a value or rejected with an error, once.
 /// The state lives in one place: the flags of `word` (`settled`, `rejected`, ...) say which

@@ -6,11 +6,11 @@ import Dispatch
 /// A dispatcher runs each submitted piece of work exactly once, later, or drops it
 /// (releases it without running it) if it has been shut down: then the promise that work
 /// would have settled is cancelled, so a chain on a dispatcher that went away ends instead
-/// of hanging. The same protocol is C's `vow_dispatcher`: a dispatcher made in C with
-/// `vow_dispatcher_new` is a `Dispatcher` here, and a Swift dispatcher can be handed to C.
+/// of hanging. The same protocol serves every face: a dispatcher a C program builds from
+/// its own callbacks is a `Dispatcher` here, and a Swift dispatcher can be handed to C.
 ///
 /// Built-in dispatchers:
-/// - `.default`: the current default (`VowRuntime.defaultDispatcher`), which unless
+/// - `.default`: the current default (the runtime setting for it), which unless
 ///   replaced is one serial queue owned by the library. It is never the main queue: a Linux
 ///   program or a C host does not drain the main queue.
 /// - `.inline`: runs callbacks on the thread that settles the promise, or at once when
@@ -32,7 +32,7 @@ extension Dispatcher {
 }
 
 extension Dispatcher where Self == DefaultDispatcher {
-    /// The current default dispatcher (`VowRuntime.defaultDispatcher`), looked up when a
+    /// The current default dispatcher (the runtime setting), looked up when a
     /// callback is registered.
     public static var `default`: DefaultDispatcher { DefaultDispatcher.shared }
 }
@@ -48,8 +48,8 @@ extension Dispatcher where Self == BackgroundDispatcher {
     public static var background: BackgroundDispatcher { BackgroundDispatcher.shared }
 }
 
-/// The placeholder `.default` stands for: the dispatcher set in
-/// `VowRuntime.defaultDispatcher` at the moment a callback is registered.
+/// The placeholder `.default` stands for: the dispatcher set as the default (in Swift or
+/// in C) at the moment a callback is registered.
 public final class DefaultDispatcher: Dispatcher {
     @usableFromInline package static let shared = DefaultDispatcher()
     private init() {}

@@ -2,8 +2,8 @@
 /// over nothing, a wait that could never end.
 ///
 /// The engine only records what happened (a code and a message); the faces present it to
-/// their users in their own error type (the Swift face as a `VowError`, the C face as a
-/// `vow_error *` in domain "vow"). The codes are the ones both faces publish.
+/// their users in their own error type (the Swift face's error value, the C face's error
+/// handle, both in domain "vow"). The codes are the ones both faces publish.
 @usableFromInline package struct EngineError: Error, CancellableError, UnhandledDescribable, Sendable {
     @usableFromInline package enum Code: Int64, Sendable {
         case cancelled = 1

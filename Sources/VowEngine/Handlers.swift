@@ -161,7 +161,7 @@ package struct Back {
     @usableFromInline package var upstream: Core?
     /// More promises it waits on (combinators wait on many).
     @usableFromInline package var moreUpstreams: [Core] = []
-    /// The producer's cancel handlers (`Resolver.onCancel`, `vow_resolver_on_cancel`).
+    /// The producer's cancel handlers (registered through the resolver of each face).
     @usableFromInline package var cancelHandlers: [Continuation] = []
     /// The serial dispatcher whose job will settle this promise (thenable assimilation),
     /// for deadlock detection.

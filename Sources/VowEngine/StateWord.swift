@@ -23,7 +23,7 @@ import Glibc
     @usableFromInline package static let cancelled = Flags(rawValue: 1 << 3)
     /// A handler was attached at some point: this promise is not the end of a branch.
     @usableFromInline package static let hadHandlers = Flags(rawValue: 1 << 4)
-    /// A waiter saw the rejection (`wait()`, `vow_wait`, `await`): it counts as handled.
+    /// A waiter saw the rejection (a blocking wait or an await): it counts as handled.
     @usableFromInline package static let handled = Flags(rawValue: 1 << 5)
     /// The resolver was used up by adopting a promise or thenable.
     @usableFromInline package static let resolverUsed = Flags(rawValue: 1 << 6)

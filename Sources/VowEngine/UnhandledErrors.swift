@@ -9,7 +9,7 @@ package protocol UnhandledDescribable {
 }
 
 /// The process-wide handler for rejections that nobody handled. One setting, shared by
-/// Swift (`VowRuntime.unhandledErrorHandler`) and C (`vow_set_unhandled_error_handler`).
+/// the faces (each sets it through its own API).
 ///
 /// `report` is called from `Core.deinit`, once per unhandled rejection, on the thread that
 /// dropped the last reference; the handler runs outside every library lock.
