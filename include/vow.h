@@ -874,8 +874,13 @@ vow_set_default_dispatcher(vow_dispatcher *VOW_NULLABLE d);
  * ====================================================================== */
 
 /**
- * Blocks until p settles or timeout_seconds pass (< 0: no limit) and returns
- * the state: VOW_PENDING when time ran out. On fulfilment *value_out, on
+ * Blocks until p settles or timeout_seconds pass and returns the state:
+ * VOW_PENDING when time ran out. Negative (-INFINITY too) or +INFINITY: no
+ * limit; 0: no wait; NaN: a caller's mistake, treated as 0 (it never hangs)
+ * and reported with one misuse line on standard error. (The one exception to
+ * the time rule of the other calls, where negative means now: -1 has always
+ * meant "no limit" here.) A wait that times out does not count as handling
+ * p: rejected and released unhandled later, p is still reported. On fulfilment *value_out, on
  * rejection *error_out gets +1; the other is set to NULL (both may be NULL).
  * Observing a rejection here handles it, even with NULL error_out. Called
  * where the chain needs this thread (a callback on the serial default
@@ -920,8 +925,10 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_race(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
 
 /**
- * A promise that fulfils with the NULL value after seconds (<= 0 or NaN:
- * without waiting). Cancelling it stops the timer. Returns +1. Any thread.
+ * A promise that fulfils with the NULL value after seconds (zero, negative,
+ * -INFINITY: without waiting; +INFINITY: never; NaN: a caller's mistake,
+ * treated as 0 and reported with one misuse line on standard error).
+ * Cancelling it stops the timer. Returns +1. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_after(double seconds);
@@ -929,6 +936,9 @@ vow_after(double seconds);
 /**
  * Settles like p, unless seconds pass first: then it rejects with
  * VOW_ERROR_TIMEOUT and cancels p (only if nothing else still waits on it).
+ * Zero, negative, -INFINITY: the time is up at once (a p already settled
+ * may still win); +INFINITY: never times out; NaN: a caller's mistake,
+ * treated as 0 and reported with one misuse line on standard error.
  * Returns +1. NULL p returns NULL. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
@@ -1070,6 +1080,80 @@ vow_trampoline_function(const vow_trampoline *VOW_NULLABLE t);
  */
 VOW_EXTERN void
 vow_trampoline_release(vow_trampoline *VOW_NULLABLE t);
+
+/* ======================================================================
+ * Helpers: lazy promises, delay, retry
+ *
+ * Times are seconds, under the rule of every time-taking call: zero,
+ * negative and -INFINITY mean now (no wait); +INFINITY means never; NaN is
+ * a caller's mistake, treated as now (nothing hangs on it) and reported
+ * with one misuse line on standard error.
+ * ====================================================================== */
+
+/**
+ * The producer of a lazy promise: settles r (borrowed for the call; retain
+ * it with vow_resolver_retain to settle later). Released unused, r rejects
+ * the promise with VOW_ERROR_BROKEN.
+ */
+typedef void (*vow_lazy_body)(void *VOW_NULLABLE ctx, vow_resolver *VOW_NONNULL r);
+
+/**
+ * A lazy promise (Hydra's lazy promise): body(ctx, r) runs once, on the
+ * default dispatcher, only when the promise is first wanted: a callback is
+ * registered on it (vow_then, vow_catch, a combinator, a promise adopting
+ * it, ...) or a vow_wait begins. Reading its state does not start it. A
+ * promise cancelled before that never runs body. destroy runs exactly once:
+ * after body has run, or as soon as it is certain body never will (cancelled
+ * first, the promise released unstarted, the dispatcher dropped the start,
+ * which cancels the promise). Returns +1; NULL body returns NULL (destroy
+ * runs before the call returns). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_lazy(vow_lazy_body VOW_NULLABLE body, void *VOW_NULLABLE ctx,
+                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_promise_lazy with body run on d (retained) instead of the default
+ * dispatcher. NULL d or body returns NULL (destroy runs before the call
+ * returns). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_lazy_on(vow_dispatcher *VOW_NULLABLE d, vow_lazy_body VOW_NULLABLE body, void *VOW_NULLABLE ctx,
+                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * Settles like p, a pause of seconds after p fulfils (Hydra's defer): the
+ * value waits, a rejection passes on at once. Cancelling the result during
+ * the pause stops the timer; cancelling it before p settles releases p
+ * (cancelled only if nothing else waits on it), as for vow_then. +INFINITY:
+ * a value never passes on. Returns +1. NULL p returns NULL. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_delay(vow_promise *VOW_NULLABLE p, double seconds);
+
+/** Makes one attempt of vow_retry: returns a promise (+1), or NULL. */
+typedef vow_promise *VOW_NULLABLE (*vow_retry_make)(void *VOW_NULLABLE ctx);
+
+/** Whether vow_retry tries again after error (borrowed for the call). */
+typedef bool (*vow_retry_if)(void *VOW_NULLABLE ctx, const vow_error *VOW_NONNULL error);
+
+/**
+ * Calls make(ctx) until its promise fulfils, at most times attempts in all
+ * (times < 1 counts as 1), waiting delay_seconds between attempts, and
+ * settles like the last attempt. A rejection is retried only if
+ * should_retry(ctx, error) returns true (NULL should_retry: every error); a
+ * cancellation is never retried. A NULL from make fails that attempt with a
+ * VOW_ERROR_TYPE error. A delay of +INFINITY means the next attempt never
+ * comes: the first failure is final. make and should_retry run on the
+ * default dispatcher, the first attempt too (never inside this call).
+ * Cancelling the returned promise cancels the current attempt and stops
+ * further ones. destroy runs exactly once, when no callback can come any
+ * more (the returned promise settled and no call is running). Returns +1;
+ * NULL make returns NULL (destroy runs before the call returns). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_retry(int times, double delay_seconds, vow_retry_make VOW_NULLABLE make, vow_retry_if VOW_NULLABLE should_retry,
+          void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
 
 #ifdef __cplusplus
 } /* extern "C" */

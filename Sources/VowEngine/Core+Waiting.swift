@@ -5,16 +5,17 @@ import Synchronization
 /// deadlock detection that keeps a wait from hanging where it could never end.
 extension Core {
     /// Blocks the calling thread until the promise settles or `timeout` (seconds; nil: no
-    /// limit) runs out. Returns false on time-out. A waiter does not count as a handler: a
-    /// wait that timed out leaves the promise the end of its branch (its rejection is
-    /// reported if nobody else handles it); the caller marks a rejection it saw as handled.
+    /// limit) runs out. Returns false on time-out. The time follows `Timing`'s rule: zero,
+    /// negative, -infinity and NaN do not wait (but a lazy promise is still started),
+    /// +infinity waits without limit. A waiter does not count as a handler: a wait that
+    /// timed out leaves the promise the end of its branch (its rejection is reported if
+    /// nobody else handles it); the caller marks a rejection it saw as handled.
     /// The caller checks `wouldDeadlock()` first.
     @usableFromInline package final func waitUntilSettled(timeout: Double?) -> Bool {
         if !isPending { return true }
         let waiter = Waiter()
         attach(waiter, countsAsHandler: false)
-        if let timeout {
-            let nanoseconds = timeout >= 9e9 ? Int.max / 2 : Int(max(0, timeout) * 1e9)
+        if let timeout, let nanoseconds = Timing.delayNanoseconds(timeout) {
             if waiter.semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
                 detach(waiter)
                 return !isPending

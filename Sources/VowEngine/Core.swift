@@ -13,7 +13,7 @@ import Synchronization
 /// This file: state, settling (one path) and attaching. Elsewhere: the link primitive
 /// (`Core+Link.swift`), adoption (`Core+Adoption.swift`), the resolution procedure
 /// (`Core+Resolution.swift`), cancellation (`Core+Cancellation.swift`), waiting and
-/// deadlock detection (`Core+Waiting.swift`).
+/// deadlock detection (`Core+Waiting.swift`), lazy promises (`Core+Lazy.swift`).
 ///
 /// References: a promise's handler list holds the continuations waiting on it (links and
 /// adopters are themselves promises), and a pending promise holds the promise it waits on
@@ -175,6 +175,7 @@ import Synchronization
     package final func attach(_ continuation: Continuation, countsAsHandler: Bool = true) {
         var flags = lock()
         if countsAsHandler { flags.insert(.hadHandlers) }
+        if flags.contains(.lazy) { return attachStartingLazy(continuation, flags) }
         if flags.contains(.settled) {
             unlock(flags)
             continuation.schedule()

@@ -171,6 +171,8 @@ package struct Back {
     @usableFromInline package var faceCache: AnyObject?
     /// Where the promise was made (debug mode).
     @usableFromInline package var debug: DebugRecord?
+    /// The starter of a lazy promise that has not started (see `Core+Lazy.swift`).
+    package var lazyStart: LazyStart?
 
     @usableFromInline package init() {}
 

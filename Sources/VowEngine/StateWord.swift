@@ -36,6 +36,8 @@ import Glibc
     @usableFromInline package static let forwarded = Flags(rawValue: 1 << 9)
     /// A debug record (creation site) is attached in the extras.
     @usableFromInline package static let debugged = Flags(rawValue: 1 << 10)
+    /// A lazy promise whose producer has not started (see `Core+Lazy.swift`).
+    @usableFromInline package static let lazy = Flags(rawValue: 1 << 11)
     /// Bits 12 and 13: how the stored value is kept (`StoredValue.Storage`), once settled.
     @usableFromInline package static let storageShift: UInt32 = 12
 

@@ -43,13 +43,13 @@ public func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePo
 
 @c @implementation
 public func vow_after(_ seconds: Double) -> OpaquePointer? {
-    Core.after(seconds: seconds, value: VowValue.sharedNull).retainedHandle
+    Core.after(seconds: cSeconds(seconds, in: "vow_after"), value: VowValue.sharedNull).retainedHandle
 }
 
 @c @implementation
 public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
     guard let core = promiseHandle(p, in: "vow_timeout") else { return nil }
-    return core.timeout(seconds: seconds).retainedHandle
+    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout")).retainedHandle
 }
 
 @c @implementation

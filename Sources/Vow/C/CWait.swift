@@ -13,9 +13,7 @@ public func vow_wait(_ p: OpaquePointer?, _ timeout_seconds: Double,
         error_out?.pointee = VowErrorBox.boxing(EngineError.deadlock).retainedHandle
         return VOW_PENDING
     }
-    // NaN waits without limit, like any other negative-or-unordered timeout.
-    let limit: Double? = timeout_seconds >= 0 ? timeout_seconds : nil
-    guard core.waitUntilSettled(timeout: limit) else { return VOW_PENDING }
+    guard core.waitUntilSettled(timeout: waitLimit(timeout_seconds, in: "vow_wait")) else { return VOW_PENDING }
     if core.isRejected {
         core.markHandled()
         error_out?.pointee = core.cError.retainedHandle
@@ -23,4 +21,22 @@ public func vow_wait(_ p: OpaquePointer?, _ timeout_seconds: Double,
     }
     value_out?.pointee = core.cValue.retainedHandle
     return VOW_FULFILLED
+}
+
+/// The limit of `vow_wait` (nil: none). The time rule of every C call (see `cSeconds`),
+/// except that a negative timeout waits without limit, as the header has always said:
+/// `vow_wait(p, -1, ...)` is how C programs wait for as long as it takes.
+func waitLimit(_ seconds: Double, in function: StaticString) -> Double? {
+    let seconds = cSeconds(seconds, in: function)
+    return seconds < 0 || seconds == .infinity ? nil : seconds
+}
+
+/// A time in seconds handed to a C call: NaN is a caller's mistake, reported with one
+/// misuse line on standard error (`vow: vow_after: NaN seconds (a caller's mistake),
+/// treated as 0`) and read as 0, so nothing hangs on it. Other values pass unchanged, for
+/// the engine's rule (zero, negative and -infinity: now; +infinity: never).
+func cSeconds(_ seconds: Double, in function: StaticString) -> Double {
+    guard seconds.isNaN else { return seconds }
+    writeDiagnostic("vow: \(function): NaN seconds (a caller's mistake), treated as 0")
+    return 0
 }

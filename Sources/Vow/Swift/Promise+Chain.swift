@@ -82,15 +82,29 @@ extension Promise {
         Promise(core: core.link(on: dispatcher, TapBody(body)))
     }
 
-    /// Validates the value: passes it on if `predicate` holds, else rejects with `error`.
-    public func ensure(on dispatcher: any Dispatcher = .default,
-                       _ predicate: @escaping @Sendable (T) throws -> Bool,
-                       otherwise error: @escaping @Sendable @autoclosure () -> any Error
-                           = VowError(domain: "vow.ensure", code: 1, message: "the value did not satisfy ensure's predicate")) -> Promise<T> {
+    /// Validates the value (Hydra's and google/promises' `validate`): passes it on if
+    /// `predicate` holds, else rejects with `error` (by default a `VowError` of domain
+    /// `"vow.validate"`, code 1). A throw from `predicate` rejects with that error. A
+    /// rejection passes through without calling `predicate`.
+    public func validate(on dispatcher: any Dispatcher = .default,
+                         _ predicate: @escaping @Sendable (T) throws -> Bool,
+                         otherwise error: @escaping @Sendable @autoclosure () -> any Error
+                             = VowError(domain: "vow.validate", code: 1,
+                                        message: "the value did not satisfy validate's predicate")) -> Promise<T> {
         then(on: dispatcher) { value -> T in
             guard try predicate(value) else { throw error() }
             return value
         }
+    }
+
+    /// The former name of `validate` (its default error keeps the domain `"vow.ensure"`).
+    @available(*, deprecated, renamed: "validate",
+               message: "use validate(_:otherwise:); in PromiseKit 6 and later 'ensure' means 'always run this', which is Vow's finally")
+    public func ensure(on dispatcher: any Dispatcher = .default,
+                       _ predicate: @escaping @Sendable (T) throws -> Bool,
+                       otherwise error: @escaping @Sendable @autoclosure () -> any Error
+                           = VowError(domain: "vow.ensure", code: 1, message: "the value did not satisfy ensure's predicate")) -> Promise<T> {
+        validate(on: dispatcher, predicate, otherwise: error())
     }
 
     /// Handles a rejection by returning a promise to continue with. Receives every error,

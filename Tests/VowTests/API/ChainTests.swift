@@ -2,7 +2,7 @@ import Testing
 @testable import Vow
 
 // The chaining methods: then (value, promise, thenable), map, flatMap, done, get, tap,
-// ensure, asVoid.
+// validate (formerly ensure), asVoid.
 
 @Suite("API: chaining")
 struct ChainTests {
@@ -88,28 +88,43 @@ struct ChainTests {
         #expect(seen.all == [9])
     }
 
-    @Test("ensure passes a value that satisfies the predicate")
-    func ensurePasses() throws {
-        #expect(try value(of: Promise.value(10).ensure { $0 > 5 }) == 10)
+    @Test("validate passes a value that satisfies the predicate")
+    func validatePasses() throws {
+        #expect(try value(of: Promise.value(10).validate { $0 > 5 }) == 10)
     }
 
-    @Test("ensure rejects a value that fails the predicate with the default ensure error")
-    func ensureFails() throws {
-        let failed = try error(of: Promise.value(1).ensure { $0 > 5 })
+    @Test("validate rejects a value that fails the predicate with the default validate error")
+    func validateFails() throws {
+        let failed = try error(of: Promise.value(1).validate { $0 > 5 })
         let vow = failed as? VowError
-        #expect(vow?.domain == "vow.ensure")
+        #expect(vow?.domain == "vow.validate")
         #expect(vow?.code == 1)
+        #expect(vow?.message.contains("validate") == true)
     }
 
-    @Test("ensure rejects with the custom error given; a throwing predicate rejects with its error")
-    func ensureCustomError() throws {
-        #expect(try error(of: Promise.value(1).ensure({ $0 > 5 }, otherwise: TestError(10))) as? TestError == TestError(10))
-        #expect(try error(of: Promise.value(1).ensure { _ in throw TestError(11) }) as? TestError == TestError(11))
+    @Test("validate rejects with the custom error given; a throwing predicate rejects with its error")
+    func validateCustomError() throws {
+        #expect(try error(of: Promise.value(1).validate({ $0 > 5 }, otherwise: TestError(10))) as? TestError == TestError(10))
+        #expect(try error(of: Promise.value(1).validate { _ in throw TestError(11) }) as? TestError == TestError(11))
         // A rejection passes through without calling the predicate.
         let calls = Counter()
-        let skipped = Promise<Int>(error: TestError(12)).ensure { _ in calls.increment() > 0 }
+        let skipped = Promise<Int>(error: TestError(12)).validate { _ in calls.increment() > 0 }
         #expect(try error(of: skipped) as? TestError == TestError(12))
         #expect(calls.value == 0)
+    }
+
+    @Test("validate runs its predicate on the dispatcher given")
+    func validateOnDispatcher() throws {
+        let queue = ManualDispatcher()
+        let calls = Counter()
+        let checked = Promise.value(3).validate(on: queue) { value in
+            calls.increment()
+            return value == 3
+        }
+        #expect(calls.value == 0)
+        #expect(queue.drain() == 1)
+        #expect(calls.value == 1)
+        #expect(try value(of: checked) == 3)
     }
 
     @Test("asVoid forgets the value; a rejection passes through")

@@ -1,0 +1,75 @@
+import CVow
+
+// Helpers (vow.h, "Helpers: lazy promises, delay, retry"): thin entry points over the
+// engine's lazy promises and delay, and over `RetryAttempt` (Swift's `retry`). The C
+// callbacks and their `ctx` live in a `CCallback`, whose `destroy` runs once, when the
+// last closure holding it is released.
+
+@c @implementation
+public func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    makeLazy(on: .default, body, ctx, destroy)
+}
+
+@c @implementation
+public func vow_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    guard let dispatcher = dispatcherHandle(d, in: "vow_promise_lazy_on") else {
+        var context = CContext(ctx, destroy)
+        context.destroyNow()
+        return nil
+    }
+    return makeLazy(on: dispatcher, body, ctx, destroy)
+}
+
+/// The lazy promise whose producer calls `body(ctx, resolver)`; the resolver handed to C
+/// is borrowed for the call (a C program retains it to settle later).
+private func makeLazy(on dispatcher: any Dispatcher, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: CDestroy?) -> OpaquePointer? {
+    guard let body else {
+        var context = CContext(ctx, destroy)
+        context.destroyNow()
+        return nil
+    }
+    let callback = CCallback(ctx: ctx, destroy: destroy)
+    return Core.lazy(on: dispatcher) { core in
+        let resolver = PrimaryResolver(core)
+        withExtendedLifetime(resolver) {
+            body(callback.ctx, resolver.borrowedHandle)
+        }
+    }.retainedHandle
+}
+
+@c @implementation
+public func vow_delay(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
+    guard let core = promiseHandle(p, in: "vow_delay") else { return nil }
+    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay")).retainedHandle
+}
+
+@c @implementation
+public func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
+                      _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    guard let make else {
+        var context = CContext(ctx, destroy)
+        context.destroyNow()
+        return nil
+    }
+    let callback = CCallback(ctx: ctx, destroy: destroy)
+    var predicate: (@Sendable (any Error) -> Bool)?
+    if let should_retry {
+        predicate = { error in
+            let box = VowErrorBox.boxing(error)
+            return withExtendedLifetime(box) { should_retry(callback.ctx, box.borrowedHandle) }
+        }
+    }
+    return RetryAttempt.start(times: Int(times), delay: cSeconds(delay_seconds, in: "vow_retry"), firstInline: false,
+                              shouldRetry: predicate) {
+        let made = make(callback.ctx)
+        guard let core = promiseHandle(made, in: "vow_retry") else {
+            throw VowError(.type, "vow_retry: make returned NULL or not a vow_promise")
+        }
+        releaseHandle(made, .promise, in: "vow_retry")
+        return core
+    }.retainedHandle
+}
