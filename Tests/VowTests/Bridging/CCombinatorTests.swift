@@ -60,13 +60,12 @@ extension BridgingTests {
             [quick, kept].forEach { vow_promise_release($0) }
         }
 
-        /// KNOWN BUG in Swift/Promise+Timers.swift (fails today): `OneShotTimer` treats a
-        /// delay that is not finite as zero, so an infinite delay fires at once:
-        /// `vow_after(INFINITY)` fulfils and `vow_timeout(p, INFINITY)` times out at once.
+        /// The time rule: +infinity means never. (A timer that once treated every delay that
+        /// is not finite as zero fired at once here.)
         @Test("an infinite delay never fires: vow_after(INFINITY) and vow_timeout(p, INFINITY) stay pending")
         func infiniteDelay() {
-            // Both timers start now. With the bug they fire at once (in microseconds, well
-            // within the bound); a correct timer never fires, so the bound is what it costs.
+            // Both timers start now. A timer that fired at once would do so in microseconds,
+            // well within the bound; a correct timer never fires, so the bound is what it costs.
             let after = vow_after(.infinity)
             var resolver: OpaquePointer?
             let source = vow_promise_pending(&resolver)
