@@ -71,9 +71,11 @@ static long measure(const char *what, long (*loop)(long), long n, double budget_
     long grown = alloc_bytes_peak() - before;
     double per_step = (double)grown / (double)n;
     int within = budget_total > 0 ? grown <= budget_total : per_step <= budget_per_step;
-    printf("%-46s %8ld steps: peak +%9ld bytes, %7.2f bytes/step (budget %g%s) %s\n", what, n, grown, per_step,
-           budget_total > 0 ? budget_total : budget_per_step, budget_total > 0 ? " bytes" : " bytes/step",
-           result != 0 ? "WRONG RESULT" : within ? "ok" : "OVER BUDGET");
+    char budget[64];
+    if (budget_total > 0) snprintf(budget, sizeof budget, "%.0f bytes", budget_total);
+    else snprintf(budget, sizeof budget, "%g bytes/step", budget_per_step);
+    printf("%-46s %8ld steps: peak +%9ld bytes, %7.2f bytes/step (budget %s) %s\n", what, n, grown, per_step,
+           budget, result != 0 ? "WRONG RESULT" : within ? "ok" : "OVER BUDGET");
     if (result != 0 || !within) failures++;
     return grown;
 }
