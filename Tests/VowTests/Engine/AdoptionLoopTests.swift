@@ -224,6 +224,28 @@ struct AdoptionLoopTests {
         }
     }
 
+    @Test("a step whose producer has a cancel handler is not collapsed: cancelling the outermost promise runs every step's handler")
+    func stepsWithCancelHandlersKeepThem() throws {
+        final class CancellableLoop: Sendable {
+            let cancelled = Counter()
+            let end = PendingEnd()
+            func step(_ k: Int) -> Promise<Int> {
+                Promise<Int> { resolver in
+                    resolver.onCancel { self.cancelled.increment() }
+                    DispatchQueue.global().async {
+                        resolver.resolve(k == 0 ? self.end.make() : self.step(k - 1))
+                    }
+                }
+            }
+        }
+        let loop = CancellableLoop()
+        let outer = loop.step(20)
+        #expect(eventually { loop.end.started.value == 1 })
+        outer.cancel()
+        #expect(eventually { loop.cancelled.value == 21 && loop.end.cancelled.value == 1 },
+                "\(loop.cancelled.value) of 21 steps' and \(loop.end.cancelled.value) of 1 end's cancel handlers ran")
+    }
+
     @Test("a resolver that adopts the next step's promise collapses too")
     func resolverLoop() throws {
         final class ResolverLoop: Sendable {
