@@ -78,34 +78,53 @@ import Synchronization
                 UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, storage: .object), from: self)
             }
             StoredValue.destroy(bits: bits, type: valueType, storage: flags.storage)
-        } else if !handlers.isEmpty {
+        } else {
             // Pending and unreachable (nothing will settle it): free what the handlers hold
             // without recursing down the chain.
-            ThreadState.release(handlers.take())
+            if !handlers.isEmpty { ThreadState.release(handlers.take()) }
+            // A forwarded promise is the only one that holds its upstream without being in
+            // its handler list: a chain of them is freed the same way.
+            // (Moved into the list, never bound to a local that would drop it here.)
+            if flags.contains(.forwarded) {
+                var upstream = HandlerList(back.replaceUpstream(with: nil))
+                if !upstream.isEmpty { ThreadState.release(upstream.take()) }
+            }
         }
     }
 
     // MARK: Observing (no lock: the flags say settled, and the value never changes then)
 
-    @inlinable
-    package final var isPending: Bool { !flags.contains(.settled) }
+    /// The flags as an observer sees them: a forwarded promise that is still pending (its
+    /// adopters were handed on, see `Core+Adoption.swift`) rejoins its chain first, so it
+    /// reads settled once the end of the chain is. One branch when not forwarded.
+    @inlinable @inline(__always)
+    package final var observedFlags: Flags {
+        let flags = self.flags
+        if _slowPath(flags.rawValue & Flags.settledOrForwarded.rawValue == Flags.forwarded.rawValue) {
+            return rejoinForObserver()
+        }
+        return flags
+    }
 
     @inlinable
-    package final var isFulfilled: Bool { flags.isFulfilled }
+    package final var isPending: Bool { !observedFlags.contains(.settled) }
 
     @inlinable
-    package final var isRejected: Bool { flags.contains(.rejected) }
+    package final var isFulfilled: Bool { observedFlags.isFulfilled }
+
+    @inlinable
+    package final var isRejected: Bool { observedFlags.contains(.rejected) }
 
     /// True if the promise was settled by cancellation.
     @inlinable
-    package final var wasCancelled: Bool { flags.contains(.cancelled) }
+    package final var wasCancelled: Bool { observedFlags.contains(.cancelled) }
 
     /// True if the promise is fulfilled with a value of exactly type `T`. (With `load`, the
     /// way generic code reads a value: neither makes an `Optional<T>`, whose metadata
     /// generic code would have to look up on every call.)
     @inlinable
     package final func holds<T>(_ type: T.Type) -> Bool {
-        flags.isFulfilled
+        observedFlags.isFulfilled
             && ObjectIdentifier(valueType) == ObjectIdentifier(T.self)
     }
 
@@ -127,7 +146,7 @@ import Synchronization
     /// The value as a `T`, or nil if the promise is not fulfilled or holds another type.
     @inlinable
     package final func value<T>(as type: T.Type) -> T? {
-        let flags = self.flags
+        let flags = observedFlags
         guard flags.isFulfilled,
               ObjectIdentifier(valueType) == ObjectIdentifier(T.self) else { return nil }
         return StoredValue.load(T.self, bits: bits, storage: flags.storage)
@@ -136,13 +155,13 @@ import Synchronization
     /// The error, or nil unless rejected.
     @inlinable
     package final var error: (any Error)? {
-        guard flags.contains(.rejected) else { return nil }
+        guard observedFlags.contains(.rejected) else { return nil }
         return StoredValue.load((any Error).self, bits: bits, storage: .object)
     }
 
     /// The value as an `Any`, or nil unless fulfilled.
     @usableFromInline package final var anyValue: Any? {
-        let flags = self.flags
+        let flags = observedFlags
         guard flags.isFulfilled else { return nil }
         return StoredValue.anyValue(bits: bits, type: valueType, storage: flags.storage)
     }
@@ -154,7 +173,7 @@ import Synchronization
 
     /// The outcome as an untyped snapshot, or nil while pending.
     @usableFromInline package final var outcome: Outcome? {
-        let flags = self.flags
+        let flags = observedFlags
         guard flags.contains(.settled) else { return nil }
         if flags.contains(.rejected) { return .rejected(error!) }
         return .fulfilled(anyValue!)

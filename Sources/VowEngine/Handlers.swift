@@ -64,6 +64,32 @@ package struct HandlerList {
         }
     }
 
+    /// Calls `body` with each continuation, in order (no array is made).
+    package consuming func forEach(_ body: (Continuation) -> Void) {
+        guard let current = storage else { return }
+        if let array = HandlerArray.exactly(current) {
+            for continuation in array.items { body(continuation) }
+        } else {
+            body(unsafeDowncast(current, to: Continuation.self))
+        }
+    }
+
+    /// True if the list is not empty and every registration is an adopter: a promise that
+    /// follows the promise holding the list (the only promises registered with the
+    /// `adopting` flag set; a link registered on its source adopts only after its source
+    /// settled and emptied the list). Read under the holder's lock.
+    package var consistsOfAdopters: Bool {
+        guard let current = storage else { return false }
+        if let array = HandlerArray.exactly(current) {
+            return array.items.allSatisfy(HandlerList.isAdopter)
+        }
+        return HandlerList.isAdopter(unsafeDowncast(current, to: Continuation.self))
+    }
+
+    static func isAdopter(_ continuation: Continuation) -> Bool {
+        continuation.tag == Core.promiseTag && continuation.flags.contains(.adopting)
+    }
+
     /// The continuations, as an array (rare paths).
     package var all: [Continuation] {
         guard let current = storage else { return [] }

@@ -8,7 +8,9 @@ import Glibc
 ///
 /// Every change happens with the lock held, so the holder knows the whole word and unlocks
 /// by storing the new flags. Readers that only need a flag (`isPending`) load the word
-/// without locking: flags only ever go from clear to set, except `locked`.
+/// without locking: flags only ever go from clear to set, except `locked` and `forwarded`
+/// (cleared when a forwarded promise rejoins; observers check it through
+/// `Core.observedFlags`).
 @usableFromInline package struct Flags: OptionSet, Sendable {
     @usableFromInline package let rawValue: UInt32
     @usableFromInline package init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -31,8 +33,9 @@ import Glibc
     @usableFromInline package static let adopting = Flags(rawValue: 1 << 7)
     /// A link's body was taken: it ran, or was disposed because it never will.
     @usableFromInline package static let bodyTaken = Flags(rawValue: 1 << 8)
-    /// Adoption collapsed: this promise's adopters follow its upstream directly, and it
-    /// registers on the upstream itself only once somebody observes it.
+    /// Adoption collapsed: this promise's adopters were handed over to the end of its
+    /// upstream's chain, and it is registered nowhere until somebody observes it (it then
+    /// rejoins the chain's end; see `Core+Adoption.swift`).
     @usableFromInline package static let forwarded = Flags(rawValue: 1 << 9)
     /// A debug record (creation site) is attached in the extras.
     @usableFromInline package static let debugged = Flags(rawValue: 1 << 10)
@@ -44,6 +47,8 @@ import Glibc
     /// `settled` and `rejected` (one constant: an option-set array literal costs a static
     /// array on every use).
     @usableFromInline package static let settledOrRejected = Flags(rawValue: settled.rawValue | rejected.rawValue)
+    /// `settled` and `forwarded`.
+    @usableFromInline package static let settledOrForwarded = Flags(rawValue: settled.rawValue | forwarded.rawValue)
     /// `hadHandlers` and `handled`.
     @usableFromInline package static let handledSomehow = Flags(rawValue: hadHandlers.rawValue | handled.rawValue)
 

@@ -32,7 +32,7 @@ while let argument = arguments.popFirst() {
     case "--only": only = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--callgrind": callgrindDirectory = arguments.popFirst()
     default:
-        print("usage: BenchSummary [--runs N] [--scale X] [--callgrind DIR] [--only \((Workload.allCases.map(\.rawValue) + [NIODispatcherChain.name, "memory"]).joined(separator: ","))]")
+        print("usage: BenchSummary [--runs N] [--scale X] [--callgrind DIR] [--only \((Workload.allCases.map(\.rawValue) + [NIODispatcherChain.name, AdoptionLoop.name, "memory"]).joined(separator: ","))]")
         exit(2)
     }
 }
@@ -252,6 +252,55 @@ if only == nil || only!.contains(NIODispatcherChain.name) {
     print("| Vow on EventLoopDispatcher / nio future chain (target: at most 1.2x) | \(ratio(dispatcher, nio)) |")
     print("| Vow .inline on the loop / nio future chain (the engine alone) | \(ratio(inline, nio)) |")
     print("| Vow on EventLoopDispatcher / Vow .inline on the loop (the dispatcher's share) | \(ratio(dispatcher, inline)) |")
+}
+
+// A loop whose every step returns the next step's promise (issue 15): Vow, Vow's C
+// interface and swift-nio's flatMap recursion; the memory the loop holds per step,
+// measured apart (the heap, so not under callgrind, whose allocator it cannot see).
+if only == nil || only!.contains(AdoptionLoop.name) {
+    let sides = AdoptionLoop.Side.allCases
+    var perStep: [AdoptionLoop.Side: [Double]] = [:]
+    var allocations: [AdoptionLoop.Side: [Double]] = [:]
+    var skipped: [AdoptionLoop.Side: String] = [:]
+    let ops = AdoptionLoop.ops(scale: scale)
+    for round in 0...runs {
+        for side in sides where skipped[side] == nil {
+            do {
+                let trial = try AdoptionLoop.trial(side, scale: scale)
+                let (figure, allocated) = run(trial, ops: Double(ops), "\(AdoptionLoop.name) \(side.rawValue)")
+                if round == 0 { continue }
+                perStep[side, default: []].append(figure)
+                allocations[side, default: []].append(allocated)
+            } catch {
+                skipped[side] = error.description
+            }
+        }
+    }
+    func median(_ values: [Double]?) -> Double? {
+        guard let values, !values.isEmpty else { return nil }
+        return values.sorted()[values.count / 2]
+    }
+    let unit = callgrindDirectory != nil ? "instructions per step" : "ns per step (median of \(runs))"
+    print("\n\(AdoptionLoop.name): a loop of \(ops) steps, each returning the next step's promise (Vow: `value(k).then { step(k - 1) }`; nio: `makeSucceededFuture(k).flatMap { step($0 - 1) }` on an EmbeddedEventLoop). \(unit); allocations per step; heap bytes the loop holds per step once it reached its last step\(callgrindDirectory != nil ? " (not measured under callgrind)" : "").\n")
+    print("| \(AdoptionLoop.name) | per step | allocations | bytes held per step |")
+    print("|---|---:|---:|---:|")
+    for side in sides {
+        if let why = skipped[side] {
+            print("| \(side.rawValue) | \(why) | | |")
+            continue
+        }
+        var bytes = "—"
+        if callgrindDirectory == nil, let figure = try? AdoptionLoop.bytesPerStep(side, steps: ops) {
+            bytes = figure.isNaN ? "wrong result" : format(figure, digits: 1)
+            if figure.isNaN { failures.append("\(AdoptionLoop.name) \(side.rawValue): memory run gave a wrong result") }
+        }
+        print("| \(side.rawValue) | \(format(median(perStep[side]))) | \(format(median(allocations[side]), digits: 1)) | \(bytes) |")
+    }
+    let nio = median(perStep[.nio])
+    print("\n| ratio | value |")
+    print("|---|---:|")
+    print("| Vow .default / nio embedded flatMap | \(ratio(median(perStep[.vow]), nio)) |")
+    print("| Vow C default / nio embedded flatMap | \(ratio(median(perStep[.c]), nio)) |")
 }
 
 if only == nil || only!.contains("memory") {

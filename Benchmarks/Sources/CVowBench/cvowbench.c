@@ -10,7 +10,9 @@
 
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #pragma weak vow_promise_pending
 #pragma weak vow_promise_fulfilled
@@ -29,6 +31,7 @@
 #pragma weak vow_dispatcher_inline
 #pragma weak vow_wait
 #pragma weak vow_when
+#pragma weak vow_value_promise
 
 enum { W_CREATE = 0, W_CHAIN = 1, W_FANIN = 2, W_DEEP = 3, W_HOP = 4 };
 
@@ -254,4 +257,68 @@ void cvb_pending_batch_free(void *batch) {
 size_t cvb_heap_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return info.uordblks + info.hblkhd;
+}
+
+/* ---- the adoption loop (issue 15) ------------------------------------------------ */
+
+/* Step 0 of the running loop: a pending promise (its resolver kept here) when the loop
+   measures memory, else a fulfilled one. One loop at a time. */
+static int loop_pending_end;
+static atomic_int loop_end_reached;
+static vow_resolver *loop_end_resolver;
+
+static vow_promise *loop_step(int64_t k);
+
+/* The step's callback: returns the next step's promise, which the link adopts. */
+static void loop_on_step(void *ctx, const vow_value *value, vow_result *out) {
+    (void)ctx;
+    int64_t k = 0;
+    vow_value_get_int(value, &k);
+    vow_promise *next = loop_step(k - 1);
+    vow_value *carried = vow_value_promise(next);
+    vow_result_return(out, carried);
+    vow_value_release(carried);
+    vow_promise_release(next);
+}
+
+static vow_promise *loop_step(int64_t k) {
+    if (k == 0 && loop_pending_end) {
+        vow_promise *p = vow_promise_pending(&loop_end_resolver);
+        atomic_store(&loop_end_reached, 1);
+        return p;
+    }
+    vow_value *v = vow_value_int(k);
+    vow_promise *p = vow_promise_fulfilled(v);
+    vow_value_release(v);
+    if (k == 0) return p;
+    vow_promise *q = vow_then(p, loop_on_step, NULL, NULL, NULL);
+    vow_promise_release(p);
+    return q;
+}
+
+long cvb_loop(long steps, int pending_end, size_t *bytes_out) {
+    if (!cvb_available() || !vow_value_promise) return -1;
+    loop_pending_end = pending_end;
+    atomic_store(&loop_end_reached, 0);
+    size_t heap_before = cvb_heap_in_use();
+    vow_promise *outer = loop_step(steps);
+    if (pending_end) {
+        struct timespec pause = {0, 100000};
+        while (!atomic_load(&loop_end_reached)) nanosleep(&pause, NULL);
+        if (bytes_out) *bytes_out = cvb_heap_in_use() - heap_before;
+        vow_value *zero = vow_value_int(0);
+        vow_resolver_fulfill(loop_end_resolver, zero);
+        vow_value_release(zero);
+        vow_resolver_release(loop_end_resolver);
+        loop_end_resolver = NULL;
+    }
+    vow_value *got = NULL;
+    long result = -1;
+    if (vow_wait(outer, 600, &got, NULL) == VOW_FULFILLED) {
+        int64_t i = -1;
+        if (vow_value_get_int(got, &i) == VOW_OK) result = (long)i;
+    }
+    vow_value_release(got);
+    vow_promise_release(outer);
+    return result;
 }

@@ -45,6 +45,15 @@ void *cvb_pending_batch_new(long n, int inline_mode, long (*count_allocations)(v
 /** Fulfils and releases everything cvb_pending_batch_new made. */
 void cvb_pending_batch_free(void *batch);
 
+/**
+ * The adoption loop: step(k) is a fulfilled promise of k with a vow_then callback that
+ * returns step(k - 1)'s promise through vow_result_return; step 0 is fulfilled with 0, or
+ * pending when pending_end is 1: *bytes_out is then set to the heap growth once the loop
+ * reached it (what the loop holds), before it is fulfilled. Returns the outermost
+ * promise's value (0), or -1.
+ */
+long cvb_loop(long steps, int pending_end, size_t *bytes_out);
+
 /** Bytes in use in the malloc heap (mallinfo2: small blocks plus mmapped ones). */
 size_t cvb_heap_in_use(void);
 
