@@ -13,7 +13,7 @@ struct EngineUnitTests {
         ("locked", .locked), ("settled", .settled), ("rejected", .rejected),
         ("cancelled", .cancelled), ("hadHandlers", .hadHandlers), ("handled", .handled),
         ("resolverUsed", .resolverUsed), ("adopting", .adopting), ("bodyTaken", .bodyTaken),
-        ("forwarded", .forwarded), ("debugged", .debugged),
+        ("forwarded", .forwarded), ("debugged", .debugged), ("lazy", .lazy),
     ]
 
     @Test("flags are single bits, pairwise disjoint, and clear of the storage field")
@@ -28,6 +28,7 @@ struct EngineUnitTests {
         }
         #expect(Flags.settledOrRejected.rawValue == Flags.settled.rawValue | Flags.rejected.rawValue)
         #expect(Flags.handledSomehow.rawValue == Flags.hadHandlers.rawValue | Flags.handled.rawValue)
+        #expect(Flags.settledOrForwarded.rawValue == Flags.settled.rawValue | Flags.forwarded.rawValue)
         // Every storage kind fits the two bits at the shift.
         for kind in [StoredValue.Storage.plain, .object, .inline, .boxed] {
             #expect(kind.rawValue << Flags.storageShift & ~storageField == 0)
