@@ -1,15 +1,16 @@
 /// Fulfils with `()` after `seconds` (at once for zero, negative or NaN). Cancelling it
 /// stops the timer.
-public func after(seconds: Double) -> Promise<Void> {
-    Promise(core: Core.after(seconds: seconds, value: ()))
+public func after(seconds: Double, file: StaticString = #fileID, line: UInt = #line) -> Promise<Void> {
+    Promise(core: Core.after(seconds: seconds, value: ()).made(at: .source(file, line)))
 }
 
 extension Promise {
     /// Makes a promise of `work`'s result, run on `dispatcher` (default: the background
     /// pool). Cancelling the promise before `work` starts means it never starts; if the
     /// dispatcher drops the work, the promise is cancelled.
-    public init(on dispatcher: any Dispatcher = .background, work: @escaping @Sendable () throws -> T) {
-        let core = Core()
+    public init(on dispatcher: any Dispatcher = .background, file: StaticString = #fileID, line: UInt = #line,
+                work: @escaping @Sendable () throws -> T) {
+        let core = Core().made(at: .source(file, line))
         self.init(core: core)
         submitContinuation(ClosureJob({
             guard core.isPending else { return }
@@ -19,8 +20,8 @@ extension Promise {
 
     /// Settles like this promise unless `seconds` pass first; then rejects with
     /// `VowError.Code.timeout` and cancels this promise (under the upstream rule).
-    public func timeout(seconds: Double) -> Promise<T> {
-        Promise(core: core.timeout(seconds: seconds))
+    public func timeout(seconds: Double, file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
+        Promise(core: core.timeout(seconds: seconds).made(at: .source(file, line), from: core))
     }
 }
 
@@ -28,9 +29,9 @@ extension Promise {
 /// `delay` seconds between attempts. Rejects with the last error; a cancellation error is
 /// not retried. Cancelling the returned promise cancels the current attempt and stops
 /// further ones.
-public func retry<T: Sendable>(times: Int, delay: Double = 0,
+public func retry<T: Sendable>(times: Int, delay: Double = 0, file: StaticString = #fileID, line: UInt = #line,
                      _ body: @escaping @Sendable () throws -> Promise<T>) -> Promise<T> {
-    let result = Core()
+    let result = Core().made(at: .source(file, line))
     let attempt = RetryAttempt<T>(result: result, remaining: max(1, times), delay: delay, body: body)
     result.onCancel { attempt.stop() }
     attempt.start()
