@@ -209,8 +209,11 @@ extension Core {
         entries.withLock { $0[ObjectIdentifier(promise)] = entry }
     }
 
-    /// Takes `promise` off (it settled, or is being freed).
-    @usableFromInline static func remove(_ promise: Core) {
+    /// Takes `promise` off (it settled, or is being freed). Never inlined: the settle path
+    /// and `deinit` call it behind a flag test, and must stay small enough to be inlined
+    /// where they are (inlining this would cost every promise a few dozen instructions).
+    @usableFromInline @inline(never)
+    static func remove(_ promise: Core) {
         let removed = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(promise)) }
         withExtendedLifetime(removed) {}
     }
