@@ -34,6 +34,8 @@ public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error:
 }
 
 /// `vow_then` and `vow_then_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cThen(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
            at site: Site) -> OpaquePointer? {
@@ -55,6 +57,8 @@ public func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vo
 }
 
 /// `vow_then_on` and `vow_then_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cThenOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
              _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -77,6 +81,8 @@ public func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: Uns
 }
 
 /// `vow_catch` and `vow_catch_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cCatch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
             at site: Site) -> OpaquePointer? {
@@ -97,6 +103,8 @@ public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_err
 }
 
 /// `vow_catch_policy` and `vow_catch_policy_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cCatchPolicy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
                   _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                   at site: Site) -> OpaquePointer? {
@@ -118,6 +126,8 @@ public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutabl
 }
 
 /// `vow_finally` and `vow_finally_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cFinally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
               _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
               at site: Site) -> OpaquePointer? {
@@ -138,6 +148,8 @@ public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: v
 }
 
 /// `vow_catch_on` and `vow_catch_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cCatchOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
               _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
               at site: Site) -> OpaquePointer? {
@@ -160,6 +172,8 @@ public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ poli
 }
 
 /// `vow_catch_policy_on` and `vow_catch_policy_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cCatchPolicyOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
                     _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                     _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -184,6 +198,8 @@ public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
 }
 
 /// `vow_finally_on` and `vow_finally_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cFinallyOn(_ d: OpaquePointer?, _ p: OpaquePointer?,
                 _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                 _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -213,6 +229,7 @@ private func skipsCancellation(_ policy: vow_policy) -> Bool? {
 /// `then` / `catch`: links `callback` on `source` and returns the link (+1). A missing
 /// value or error callback passes the outcome through; with `skipsCancellation`, a
 /// cancellation passes through without running the error callback.
+@inline(__always)
 private func chainThen(_ source: Core, on dispatcher: any Dispatcher, _ onValue: vow_on_value?,
                        _ onError: vow_on_error?, _ context: consuming CContext,
                        skipsCancellation: Bool, at site: Site) -> OpaquePointer {
@@ -226,6 +243,7 @@ private func chainThen(_ source: Core, on dispatcher: any Dispatcher, _ onValue:
 
 /// `finally`: a cleanup link (it runs even if the derived promise was cancelled), then the
 /// derived promise settles like the source.
+@inline(__always)
 private func chainFinally(_ source: Core, on dispatcher: any Dispatcher, _ fn: CDestroy,
                           _ context: consuming CContext, at site: Site) -> OpaquePointer {
     source.link(on: dispatcher, CFinallyBody(fn, context), at: site).retainedHandle

@@ -25,6 +25,8 @@ public func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePo
 }
 
 /// `vow_when` and `vow_when_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cWhen(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
            at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_when") else { return nil }
@@ -39,6 +41,8 @@ public func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePo
 }
 
 /// `vow_join` and `vow_join_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cJoin(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
            at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_join") else { return nil }
@@ -53,6 +57,8 @@ public func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePo
 }
 
 /// `vow_race` and `vow_race_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cRace(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
            at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_race") else { return nil }
@@ -66,6 +72,8 @@ public func vow_after(_ seconds: Double) -> OpaquePointer? {
 }
 
 /// `vow_after` and `vow_after_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cAfter(_ seconds: Double,
             at site: Site) -> OpaquePointer? {
     Core.after(seconds: seconds, value: VowValue.sharedNull).made(at: site).retainedHandle
@@ -77,6 +85,8 @@ public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer
 }
 
 /// `vow_timeout` and `vow_timeout_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cTimeout(_ p: OpaquePointer?, _ seconds: Double,
               at site: Site) -> OpaquePointer? {
     guard let core = promiseHandle(p, in: "vow_timeout") else { return nil }
@@ -90,6 +100,8 @@ public func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: Unsafe
 }
 
 /// `vow_dispatch` and `vow_dispatch_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cDispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                at site: Site) -> OpaquePointer? {

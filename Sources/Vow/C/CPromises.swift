@@ -9,6 +9,8 @@ public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePoint
 }
 
 /// `vow_promise_pending` and `vow_promise_pending_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
                      at site: Site) -> OpaquePointer? {
     guard let resolver_out else { return nil }
@@ -23,6 +25,8 @@ public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
 }
 
 /// `vow_promise_fulfilled` and `vow_promise_fulfilled_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cPromiseFulfilled(_ value: OpaquePointer?,
                        at site: Site) -> OpaquePointer? {
     guard let value = valueHandle(value, in: "vow_promise_fulfilled") else { return nil }
@@ -35,6 +39,8 @@ public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
 }
 
 /// `vow_promise_rejected` and `vow_promise_rejected_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cPromiseRejected(_ error: OpaquePointer?,
                       at site: Site) -> OpaquePointer? {
     guard let error = errorHandle(error, in: "vow_promise_rejected") else { return nil }

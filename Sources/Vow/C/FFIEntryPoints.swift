@@ -16,6 +16,8 @@ public func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>
 }
 
 /// `vow_then_call` and `vow_then_call_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cThenCall(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
                _ ctx: UnsafeMutableRawPointer?,
                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -31,6 +33,8 @@ public func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signatu
 }
 
 /// `vow_then_call_on` and `vow_then_call_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
 func cThenCallOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
                  _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
