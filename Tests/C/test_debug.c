@@ -72,6 +72,15 @@ wait_reports(int n)
     return seen_reports();
 }
 
+/* Fulfils r with the NULL value. */
+static void
+fulfill_null(vow_resolver *r)
+{
+    vow_value *v = vow_value_null();
+    vow_resolver_fulfill(r, v);
+    vow_value_release(v);
+}
+
 /* Throws a "t.debug" error. */
 static void
 throw_debug(void *ctx, const vow_value *value, vow_result *out)
@@ -113,7 +122,7 @@ test_off_by_default(void)
     free(text);
     CHECK(vow_unhandled_site() == NULL);
     CHECK(vow_unhandled_chain_site() == NULL);
-    vow_resolver_fulfill(r, vow_value_null());
+    fulfill_null(r);
     vow_resolver_release(r);
     vow_promise_release(p);
 }
@@ -131,7 +140,7 @@ test_handler_reads_the_sites(void)
     int mid_line = __LINE__; vow_promise *mid = vow_then(head, track_on_value_pass, NULL, track_new(), track_destroy);
     track *t = track_new();
     int end_line = __LINE__; vow_promise *end = vow_then(mid, throw_debug, NULL, t, track_destroy);
-    vow_resolver_fulfill(r, vow_value_null());
+    fulfill_null(r);
     CHECK_EQ_INT(wait_promise(end, NULL, NULL), VOW_REJECTED);
     vow_resolver_release(r);
     vow_promise_release(head);
@@ -280,7 +289,7 @@ test_census(void)
     CHECK(strncmp(text, needle, strlen(needle)) == 0);
     free(text);
 
-    vow_resolver_fulfill(r, vow_value_null());
+    fulfill_null(r);
     CHECK_EQ_INT(wait_promise(all, NULL, NULL), VOW_FULFILLED);
     CHECK_EQ_INT(wait_promise(timed, NULL, NULL), VOW_FULFILLED);
     text = dump_pending(&count);
@@ -327,13 +336,15 @@ test_every_variant_records(void)
         CHECK_EQ_INT(count_lines_containing(text, needle), 1);
     }
     free(text);
-    vow_resolver_fulfill(r, vow_value_null());
+    fulfill_null(r);
     for (int i = 0; i < n; i++) {
         if (i == 6) vow_cancel(made[i]); /* the timer */
         wait_promise(made[i], NULL, NULL);
         vow_promise_release(made[i]);
     }
-    int value_line = __LINE__; vow_promise *fulfilled = vow_promise_fulfilled(vow_value_null());
+    vow_value *null_value = vow_value_null();
+    int value_line = __LINE__; vow_promise *fulfilled = vow_promise_fulfilled(null_value);
+    vow_value_release(null_value);
     int dispatch_line = __LINE__; vow_promise *dispatched = vow_dispatch(vow_dispatcher_default(), track_on_value_nothing, track_new(), track_destroy);
     CHECK_EQ_INT(wait_promise(dispatched, NULL, NULL), VOW_FULFILLED);
     (void)value_line;
