@@ -75,51 +75,47 @@ import Glibc
 /// The debug-mode setting: one atomic byte, unknown until first read (then the
 /// environment decides), off or on.
 @usableFromInline package enum DebugMode {
-    @usableFromInline static let setting = DebugSetting()
+    @usableFromInline static let unknown: UInt8 = 0
+    @usableFromInline static let off: UInt8 = 1
+    @usableFromInline static let on: UInt8 = 2
 
     /// True when promises record their sites. One relaxed load and one branch once the
     /// setting is known; the first call reads the environment.
     @inlinable @inline(__always)
     package static var isOn: Bool {
-        let state = setting.state.load(ordering: .relaxed)
-        if _fastPath(state == DebugSetting.off) { return false }
-        return setting.resolved(state)
+        let state = debugModeState.load(ordering: .relaxed)
+        if _fastPath(state == 1) { return false }
+        return resolved(state)
     }
 
     /// Turns debug mode on or off for promises made from now on (promises made before
     /// keep their records, or stay without). Any thread.
     package static func set(_ on: Bool) {
-        setting.state.store(on ? DebugSetting.on : DebugSetting.off, ordering: .relaxed)
+        debugModeState.store(on ? DebugMode.on : DebugMode.off, ordering: .relaxed)
     }
-}
-
-/// The state behind `DebugMode` (a class so the one static holds it by reference).
-@usableFromInline package final class DebugSetting: Sendable {
-    @usableFromInline static let unknown: UInt8 = 0
-    @usableFromInline static let off: UInt8 = 1
-    @usableFromInline static let on: UInt8 = 2
-
-    @usableFromInline let state = Atomic<UInt8>(DebugSetting.unknown)
-
-    init() {}
 
     /// `state` is not "off": on, or unknown (then the environment variable `VOW_DEBUG`
     /// decides, once: set and neither empty nor "0" means on; a setting made meanwhile
     /// wins).
     @usableFromInline @inline(never)
-    func resolved(_ current: UInt8) -> Bool {
-        if current == DebugSetting.on { return true }
+    static func resolved(_ current: UInt8) -> Bool {
+        if current == DebugMode.on { return true }
         let fromEnvironment: UInt8
         if let raw = getenv("VOW_DEBUG"), raw.pointee != 0, !(raw.pointee == 0x30 && raw[1] == 0) {
-            fromEnvironment = DebugSetting.on
+            fromEnvironment = DebugMode.on
         } else {
-            fromEnvironment = DebugSetting.off
+            fromEnvironment = DebugMode.off
         }
-        let (exchanged, original) = state.compareExchange(expected: DebugSetting.unknown, desired: fromEnvironment,
-                                                          ordering: .relaxed)
-        return (exchanged ? fromEnvironment : original) == DebugSetting.on
+        let (exchanged, original) = debugModeState.compareExchange(expected: DebugMode.unknown,
+                                                                   desired: fromEnvironment, ordering: .relaxed)
+        return (exchanged ? fromEnvironment : original) == DebugMode.on
     }
 }
+
+/// The state behind `DebugMode`: 0 unknown, 1 off, 2 on. A global with a constant
+/// initializer, so it lives in static memory and reading it needs no lazy-initialization
+/// check (a `static let` would cost a `swift_once` call on every promise made).
+@usableFromInline package let debugModeState = Atomic<UInt8>(0)
 
 /// The monotonic clock of the records.
 @usableFromInline package enum DebugClock {
