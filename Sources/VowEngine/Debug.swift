@@ -13,29 +13,49 @@ import Glibc
 // `debugged` flag they already hold. On, every promise a face makes with a `Site` gets a
 // `DebugRecord` in its extras and, while it is pending, an entry in `DebugRegistry`.
 
-/// Where a face's caller made a promise, as the face passes it (nothing is copied until
-/// the record is made, so passing a site costs a few register moves).
-@usableFromInline package enum Site {
-    /// A Swift call site: `#fileID` and `#line`.
-    case source(StaticString, UInt)
+/// Where a face's caller made a promise, as the face passes it: two words (a pointer to a
+/// NUL-terminated file name and a line), so passing a site costs two register moves and
+/// nothing is copied until a record is made.
+@usableFromInline package struct Site {
+    /// The file name (NUL-terminated UTF-8), or nil for the cases below.
+    @usableFromInline let file: UnsafePointer<CChar>?
+    /// The line; with a nil file: 0 for "C", -1 for unknown, -2 for `sameAsSource`.
+    @usableFromInline let line: Int
+
+    @inlinable init(file: UnsafePointer<CChar>?, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    /// A Swift call site: `#fileID` and `#line` (a static string's text is NUL-terminated).
+    @inlinable
+    package static func source(_ file: StaticString, _ line: UInt) -> Site {
+        guard file.hasPointerRepresentation else { return Site(file: nil, line: -1) }
+        return Site(file: UnsafeRawPointer(file.utf8Start).assumingMemoryBound(to: CChar.self), line: Int(line))
+    }
+
     /// A file name as a C string (copied when recorded; read only during the call that
     /// passes it) and a line. A nil file: a C caller that passed no site, shown as "C".
-    case cString(UnsafePointer<CChar>?, Int)
+    @inlinable
+    package static func cString(_ file: UnsafePointer<CChar>?, _ line: Int) -> Site {
+        Site(file: file, line: file == nil ? 0 : line)
+    }
+
     /// A view of the promise it is derived from (a conversion): recorded with that
     /// promise's site.
-    case sameAsSource
+    @inlinable
+    package static var sameAsSource: Site { Site(file: nil, line: -2) }
+
     /// A path that passes no site of its own.
-    case unknown
+    @inlinable
+    package static var unknown: Site { Site(file: nil, line: -1) }
+
+    @usableFromInline var isSameAsSource: Bool { file == nil && line == -2 }
 
     /// "file:line", "C" or "unknown" (`sameAsSource` is resolved by `Core.recordSite`).
     @usableFromInline package var text: String {
-        switch self {
-        case .source(let file, let line): return "\(file):\(line)"
-        case .cString(let file, let line):
-            guard let file else { return "C" }
-            return String(cString: file) + ":\(line)"
-        case .sameAsSource, .unknown: return "unknown"
-        }
+        guard let file else { return line == 0 ? "C" : "unknown" }
+        return String(cString: file) + ":\(line)"
     }
 }
 
@@ -153,7 +173,7 @@ extension Core {
     package final func recordSite(_ site: Site, from source: Core?) {
         let sourceRecord = source?.debugRecord
         let text: String
-        if case .sameAsSource = site, let sourceRecord {
+        if site.isSameAsSource, let sourceRecord {
             text = sourceRecord.site
         } else {
             text = site.text
