@@ -55,7 +55,20 @@ import Glibc
     /// "file:line", "C" or "unknown" (`sameAsSource` is resolved by `Core.recordSite`).
     @usableFromInline package var text: String {
         guard let file else { return line == 0 ? "C" : "unknown" }
-        return String(cString: file) + ":\(line)"
+        // One allocation: the file's bytes, ":" and the line's digits written in place.
+        let length = strlen(file)
+        let digits = String(line)
+        return String(unsafeUninitializedCapacity: length + 1 + digits.utf8.count) { buffer in
+            let bytes = UnsafeRawBufferPointer(start: file, count: length)
+            var index = buffer.initialize(fromContentsOf: bytes)
+            buffer[index] = UInt8(ascii: ":")
+            index += 1
+            for digit in digits.utf8 {
+                buffer[index] = digit
+                index += 1
+            }
+            return index
+        }
     }
 }
 
