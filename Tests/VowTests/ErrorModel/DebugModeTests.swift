@@ -58,7 +58,46 @@ extension ErrorModel.UnhandledErrorTests {
         }
     }
 
+    /// `VOW_DEBUG` decides while nothing else did: set and not empty or "0" means on; read
+    /// once (a later change of the environment does not matter), and a setting wins.
+    @Test func environmentDecidesOnceWhenNothingElseDid() {
+        let saved = debugModeState.load(ordering: .relaxed)
+        let savedEnvironment = getenv("VOW_DEBUG").map { String(cString: $0) }
+        defer {
+            if let savedEnvironment { setenv("VOW_DEBUG", savedEnvironment, 1) } else { unsetenv("VOW_DEBUG") }
+            debugModeState.store(saved, ordering: .relaxed)
+        }
+        for (value, expected) in [("1", true), ("yes", true), ("0", false), ("", false), (nil, false)] as [(String?, Bool)] {
+            if let value { setenv("VOW_DEBUG", value, 1) } else { unsetenv("VOW_DEBUG") }
+            debugModeState.store(0, ordering: .relaxed)  // unknown: the next read decides
+            #expect(VowRuntime.debugMode == expected, "VOW_DEBUG=\(value ?? "(unset)")")
+            // Read once: changing the environment afterwards changes nothing.
+            setenv("VOW_DEBUG", expected ? "0" : "1", 1)
+            #expect(VowRuntime.debugMode == expected)
+        }
+        // A setting made before the first read wins over the environment.
+        setenv("VOW_DEBUG", "1", 1)
+        debugModeState.store(0, ordering: .relaxed)  // unknown: the next read decides
+        VowRuntime.debugMode = false
+        #expect(VowRuntime.debugMode == false)
+    }
+
     // MARK: Sites
+
+    /// A wrapper of the user's passes its caller's site on through `file:` and `line:`.
+    private func wrapped(_ promise: Promise<Int>, file: StaticString = #fileID, line: UInt = #line) -> Promise<Int> {
+        promise.map(file: file, line: line) { $0 * 10 }
+    }
+
+    @Test func wrapperPassesItsCallersSite() throws {
+        try debugMode(true) {
+            let head = Promise.value(1)
+            let result = wrapped(head); let line: UInt = #line
+            let record = try #require(result.core.debugRecord)
+            #expect(record.site == here(line))
+            #expect(ErrorModel.value(of: result) == 10)
+        }
+    }
 
     @Test func chainingRecordsTheCallerAndTheChainStart() throws {
         try debugMode(true) {
