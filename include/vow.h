@@ -1159,6 +1159,227 @@ vow_retry(int times, double delay_seconds, vow_retry_make VOW_NULLABLE make, vow
 } /* extern "C" */
 #endif
 
+/* ======================================================================
+ * Debug mode: where every promise was made
+ *
+ * Off by default. On at start-up when the environment has VOW_DEBUG set to
+ * anything but empty or "0" (read once, at the first promise made), or with
+ * vow_debug_set(true) (the same setting as Swift's VowRuntime.debugMode).
+ * Off, making a promise costs one extra load and branch, and every function
+ * below reports nothing.
+ *
+ * On, every promise made records the site of the call that made it and the
+ * site of the first promise of its chain (a promise made by vow_then and the
+ * other chaining calls inherits its source's chain; any other promise
+ * begins one). A promise made by a plain function records the site "C"; a
+ * program compiled with VOW_DEBUG_SITES defined before including vow.h
+ * calls every function that returns a promise through the _at variant below
+ * with __FILE__ and __LINE__, so its promises record "file.c:42". The sites
+ * appear in the default unhandled-error line ("... (dropped at main.c:42,
+ * chain began at wordcount.swift:17)"), through vow_unhandled_site in a
+ * custom handler, in the broken-promise error's message, and in the census
+ * (vow_debug_dump_pending).
+ * ====================================================================== */
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Turns debug mode on (true) or off (false) for promises made from now on;
+ * promises made before keep their records, or stay without. Overrides
+ * VOW_DEBUG. Same setting as Swift's VowRuntime.debugMode. Any thread.
+ */
+VOW_EXTERN void
+vow_debug_set(bool on);
+
+/**
+ * True when debug mode is on (reading VOW_DEBUG if nothing decided it yet).
+ * Any thread.
+ */
+VOW_EXTERN bool
+vow_debug_enabled(void);
+
+/**
+ * The census: writes to out one line per promise made in debug mode that is
+ * still pending, oldest first, and returns how many it wrote. A line reads
+ * "SITE: pending for AGE s, waiting on SITE (chain began at SITE)": where
+ * the promise was made, how long it has been pending (seconds, 3 decimals),
+ * the site of the promise it waits on (the source of its vow_then, the
+ * promise its callback returned and it now follows, the first input of a
+ * combinator; "no promise" when it waits on its resolver, a timer or a
+ * promise made with debug mode off), and where its chain began. With debug
+ * mode never on, or NULL out, writes nothing and returns 0. Safe while
+ * other threads make and settle promises (a snapshot). Any thread.
+ */
+VOW_EXTERN size_t
+vow_debug_dump_pending(FILE *VOW_NULLABLE out);
+
+/**
+ * Inside an unhandled-error handler (vow_set_unhandled_error_handler): the
+ * site of the promise whose rejection is being reported, the one dropped at
+ * the end of its branch ("main.c:42", or "C" when made by a plain
+ * function). Valid until the handler returns; copy it to keep it. NULL when
+ * that promise was made with debug mode off, and outside a handler call.
+ * The handler's thread only.
+ */
+VOW_EXTERN const char *VOW_NULLABLE
+vow_unhandled_site(void);
+
+/**
+ * Inside an unhandled-error handler: the site of the first promise of the
+ * chain the reported promise belongs to (its own site if it began the
+ * chain). Valid until the handler returns. NULL when the reported promise
+ * was made with debug mode off, and outside a handler call. The handler's
+ * thread only.
+ */
+VOW_EXTERN const char *VOW_NULLABLE
+vow_unhandled_chain_site(void);
+
+/*
+ * The _at variants: each is the function of the same name without _at, and
+ * also records file and line (file is copied; NULL file records "C") as the
+ * site of the promise it returns when debug mode is on. Everything else
+ * (arguments, return, failures, destroy, threads) is as documented for the
+ * plain function. Call them through the VOW_DEBUG_SITES macros below rather
+ * than by hand.
+ */
+
+/** vow_promise_pending, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_pending_at(const char *VOW_NULLABLE file, int line,
+                       vow_resolver *VOW_NULLABLE *VOW_NULLABLE resolver_out);
+
+/** vow_promise_fulfilled, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_fulfilled_at(const char *VOW_NULLABLE file, int line, const vow_value *VOW_NULLABLE value);
+
+/** vow_promise_rejected, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_rejected_at(const char *VOW_NULLABLE file, int line, const vow_error *VOW_NULLABLE error);
+
+/** vow_then, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_then_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p,
+            vow_on_value VOW_NULLABLE on_value, vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
+            void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_then_on, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_then_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
+               vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value,
+               vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
+               void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_catch, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_catch_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p,
+             vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
+             void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_catch_policy, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_catch_policy_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p, vow_policy policy,
+                    vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
+                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_finally, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_finally_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p,
+               void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,
+               void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_catch_on, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_catch_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
+                vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
+                void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_catch_policy_on, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_catch_policy_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
+                       vow_promise *VOW_NULLABLE p, vow_policy policy, vow_on_error VOW_NULLABLE on_error,
+                       void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_finally_on, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_finally_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
+                  vow_promise *VOW_NULLABLE p, void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx),
+                  void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_when, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/** vow_join, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/** vow_race, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_race_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/** vow_after, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_after_at(const char *VOW_NULLABLE file, int line, double seconds);
+
+/** vow_timeout, recording file:line (the result continues p's chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_timeout_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p, double seconds);
+
+/** vow_dispatch, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_dispatch_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
+                vow_on_value VOW_NULLABLE fn, void *VOW_NULLABLE ctx,
+                void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_then_call, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_then_call_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p,
+                 const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn, void *VOW_NULLABLE ctx,
+                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_then_call_on, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_then_call_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
+                    vow_promise *VOW_NULLABLE p, const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn,
+                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/*
+ * VOW_DEBUG_SITES: defined before including vow.h, every call below passes
+ * its __FILE__ and __LINE__ to the _at variant. The macros are function-like,
+ * so a name not followed by "(" (a function pointer: &vow_then, or vow_then
+ * passed as an argument) still names the plain function, and
+ * (vow_then)(p, ...) calls it without the site.
+ */
+#ifdef VOW_DEBUG_SITES
+#  define vow_promise_pending(...)   vow_promise_pending_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_fulfilled(...) vow_promise_fulfilled_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_rejected(...)  vow_promise_rejected_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_then(...)              vow_then_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_then_on(...)           vow_then_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_catch(...)             vow_catch_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_catch_policy(...)      vow_catch_policy_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_finally(...)           vow_finally_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_catch_on(...)          vow_catch_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_catch_policy_on(...)   vow_catch_policy_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_finally_on(...)        vow_finally_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_when(...)              vow_when_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_join(...)              vow_join_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_race(...)              vow_race_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_after(...)             vow_after_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_timeout(...)           vow_timeout_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_dispatch(...)          vow_dispatch_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_then_call(...)         vow_then_call_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_then_call_on(...)      vow_then_call_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#endif
+
 #if defined(__clang__)
 #  pragma clang diagnostic pop
 #endif

@@ -73,6 +73,8 @@ import Synchronization
 
     deinit {
         let flags = self.flags
+        // Debug mode: a pending promise leaves the census before its memory goes.
+        if flags.contains(.debugged), !flags.contains(.settled) { DebugRegistry.remove(self) }
         if flags.contains(.settled) {
             if flags.contains(.rejected), flags.isDisjoint(with: .handledSomehow) {
                 UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, storage: .object), from: self)
@@ -252,6 +254,7 @@ import Synchronization
         handlers = .none
         let released = back.takeOnSettle()
         unlock(flags)
+        if flags.contains(.debugged) { DebugRegistry.remove(self) }
         taken.scheduleAll()
         return released
     }

@@ -1,4 +1,79 @@
-/// Where a promise was made (debug mode). Kept in the promise's extras.
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Debug mode: where every promise was made, which chain it belongs to, and a census of the
+// promises still pending.
+//
+// Off by default; the faces turn it on (a setting, or `VOW_DEBUG` in the environment, read
+// once at the first promise made). Off, a promise pays one load and one branch when it is
+// made (`DebugMode.isOn`) and none elsewhere: the settle path and `deinit` only test the
+// `debugged` flag they already hold. On, every promise a face makes with a `Site` gets a
+// `DebugRecord` in its extras and, while it is pending, an entry in `DebugRegistry`.
+
+/// Where a face's caller made a promise, as the face passes it: two words (a pointer to a
+/// NUL-terminated file name and a line), so passing a site costs two register moves and
+/// nothing is copied until a record is made.
+@usableFromInline package struct Site {
+    /// The file name (NUL-terminated UTF-8), or nil for the cases below.
+    @usableFromInline let file: UnsafePointer<CChar>?
+    /// The line; with a nil file: 0 for "C", -1 for unknown, -2 for `sameAsSource`.
+    @usableFromInline let line: Int
+
+    @inlinable init(file: UnsafePointer<CChar>?, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    /// A Swift call site: `#fileID` and `#line` (a static string's text is NUL-terminated).
+    @inlinable
+    package static func source(_ file: StaticString, _ line: UInt) -> Site {
+        guard file.hasPointerRepresentation else { return Site(file: nil, line: -1) }
+        return Site(file: UnsafeRawPointer(file.utf8Start).assumingMemoryBound(to: CChar.self), line: Int(line))
+    }
+
+    /// A file name as a C string (copied when recorded; read only during the call that
+    /// passes it) and a line. A nil file: a C caller that passed no site, shown as "C".
+    @inlinable
+    package static func cString(_ file: UnsafePointer<CChar>?, _ line: Int) -> Site {
+        Site(file: file, line: file == nil ? 0 : line)
+    }
+
+    /// A view of the promise it is derived from (a conversion): recorded with that
+    /// promise's site.
+    @inlinable
+    package static var sameAsSource: Site { Site(file: nil, line: -2) }
+
+    /// A path that passes no site of its own.
+    @inlinable
+    package static var unknown: Site { Site(file: nil, line: -1) }
+
+    @usableFromInline var isSameAsSource: Bool { file == nil && line == -2 }
+
+    /// "file:line", "C" or "unknown" (`sameAsSource` is resolved by `Core.recordSite`).
+    @usableFromInline package var text: String {
+        guard let file else { return line == 0 ? "C" : "unknown" }
+        // One allocation: the file's bytes, ":" and the line's digits written in place.
+        let length = strlen(file)
+        let digits = String(line)
+        return String(unsafeUninitializedCapacity: length + 1 + digits.utf8.count) { buffer in
+            let bytes = UnsafeRawBufferPointer(start: file, count: length)
+            var index = buffer.initialize(fromContentsOf: bytes)
+            buffer[index] = UInt8(ascii: ":")
+            index += 1
+            for digit in digits.utf8 {
+                buffer[index] = digit
+                index += 1
+            }
+            return index
+        }
+    }
+}
+
+/// Where a promise was made (debug mode). Kept in the promise's extras, also after it
+/// settled (the unhandled-error report reads it from `deinit`). Immutable.
 @usableFromInline package final class DebugRecord: Sendable {
     /// The file and line of the call that made the promise ("C" when a C program did not
     /// pass its site).
@@ -6,21 +81,82 @@
     /// The site of the first promise of the chain this promise belongs to (nil: it is the
     /// first).
     @usableFromInline package let chainSite: String?
+    /// When it was made (`DebugClock.now`, nanoseconds).
+    @usableFromInline package let madeAt: UInt64
 
-    @usableFromInline package init(site: String, chainSite: String?) {
+    @usableFromInline package init(site: String, chainSite: String?, madeAt: UInt64 = DebugClock.now) {
         self.site = site
         self.chainSite = chainSite
+        self.madeAt = madeAt
     }
+
+    /// The site of the first promise of its chain (its own site if it is the first).
+    @usableFromInline package var chainStart: String { chainSite ?? site }
 
     /// "dropped at SITE, chain began at SITE" for the unhandled-error line.
     @usableFromInline package var reportSites: String {
-        "dropped at \(site), chain began at \(chainSite ?? site)"
+        "dropped at \(site), chain began at \(chainStart)"
     }
 
-    /// " (made at SITE)" for a message about `promise`, or "" when it has no record.
+    /// " (promise made at SITE)" for a message about `promise`, or "" when it has no record.
     @usableFromInline package static func siteSuffix(of promise: Core) -> String {
         guard let record = promise.debugRecord else { return "" }
         return " (promise made at \(record.site))"
+    }
+}
+
+/// The debug-mode setting: one atomic byte, unknown until first read (then the
+/// environment decides), off or on.
+@usableFromInline package enum DebugMode {
+    @usableFromInline static let unknown: UInt8 = 0
+    @usableFromInline static let off: UInt8 = 1
+    @usableFromInline static let on: UInt8 = 2
+
+    /// True when promises record their sites. One relaxed load and one branch once the
+    /// setting is known; the first call reads the environment.
+    @inlinable @inline(__always)
+    package static var isOn: Bool {
+        let state = debugModeState.load(ordering: .relaxed)
+        if _fastPath(state == 1) { return false }
+        return resolved(state)
+    }
+
+    /// Turns debug mode on or off for promises made from now on (promises made before
+    /// keep their records, or stay without). Any thread.
+    package static func set(_ on: Bool) {
+        debugModeState.store(on ? DebugMode.on : DebugMode.off, ordering: .relaxed)
+    }
+
+    /// `state` is not "off": on, or unknown (then the environment variable `VOW_DEBUG`
+    /// decides, once: set and neither empty nor "0" means on; a setting made meanwhile
+    /// wins).
+    @usableFromInline @inline(never)
+    static func resolved(_ current: UInt8) -> Bool {
+        if current == DebugMode.on { return true }
+        let fromEnvironment: UInt8
+        if let raw = getenv("VOW_DEBUG"), raw.pointee != 0, !(raw.pointee == 0x30 && raw[1] == 0) {
+            fromEnvironment = DebugMode.on
+        } else {
+            fromEnvironment = DebugMode.off
+        }
+        let (exchanged, original) = debugModeState.compareExchange(expected: DebugMode.unknown,
+                                                                   desired: fromEnvironment, ordering: .relaxed)
+        return (exchanged ? fromEnvironment : original) == DebugMode.on
+    }
+}
+
+/// The state behind `DebugMode`: 0 unknown, 1 off, 2 on. A global with a constant
+/// initializer, so it lives in static memory and reading it needs no lazy-initialization
+/// check (a `static let` would cost a `swift_once` call on every promise made).
+@usableFromInline package let debugModeState = Atomic<UInt8>(0)
+
+/// The monotonic clock of the records.
+@usableFromInline package enum DebugClock {
+    /// Nanoseconds since an arbitrary start (CLOCK_MONOTONIC).
+    @usableFromInline package static var now: UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }
 
@@ -33,4 +169,115 @@ extension Core {
         unlock(flags)
         return record
     }
+
+    /// Records that this promise was made at `site` (when debug mode is on): the link
+    /// primitive calls it, and faces call it on the promises they make otherwise. `source`:
+    /// the promise this one was derived from (its chain is inherited); nil starts a chain.
+    /// Returns self.
+    @inlinable @inline(__always) @discardableResult
+    package final func made(at site: Site, from source: Core? = nil) -> Self {
+        if DebugMode.isOn { recordSite(site, from: source) }
+        return self
+    }
+
+    /// Makes and attaches the record (debug mode is on). While the promise is pending it
+    /// is also listed in the census; the settle path and `deinit` take it off.
+    @usableFromInline @inline(never)
+    package final func recordSite(_ site: Site, from source: Core?) {
+        let sourceRecord = source?.debugRecord
+        let text: String
+        if site.isSameAsSource, let sourceRecord {
+            text = sourceRecord.site
+        } else {
+            text = site.text
+        }
+        let record = DebugRecord(site: text, chainSite: sourceRecord?.chainStart)
+        // Listed first, flagged second, under the lock: whichever of this and the settle
+        // path sees the other's step takes the entry off, so a settled promise never stays
+        // listed.
+        DebugRegistry.add(self, record)
+        var flags = lock()
+        back.extras().debug = record
+        flags.insert(.debugged)
+        let settled = flags.contains(.settled)
+        unlock(flags)
+        if settled { DebugRegistry.remove(self) }
+    }
+}
+
+/// One pending promise in the census.
+@usableFromInline package struct PendingRecord: Sendable {
+    /// Where it was made.
+    @usableFromInline package let site: String
+    /// Where its chain began.
+    @usableFromInline package let chainSite: String
+    /// How long it has been pending, in seconds.
+    @usableFromInline package let age: Double
+    /// The site of the promise it waits on (nil: it waits on no promise, say on its
+    /// resolver or a timer, or that promise has no record).
+    @usableFromInline package let waitingOn: String?
+}
+
+/// The pending promises that have a debug record, for the census.
+///
+/// Locking: the registry's lock is taken with no promise lock held (a promise lock may be
+/// taken inside it, never the reverse), and no reference to a promise is dropped under it.
+/// Entries do not retain their promise: `Core.deinit` takes its entry off (first thing)
+/// before the promise's memory goes, and the census reads a listed promise only while it
+/// holds the registry's lock.
+@usableFromInline package enum DebugRegistry {
+    struct Entry {
+        let promise: Unmanaged<Core>
+        let record: DebugRecord
+    }
+
+    private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
+
+    static func add(_ promise: Core, _ record: DebugRecord) {
+        let entry = Entry(promise: .passUnretained(promise), record: record)
+        entries.withLock { $0[ObjectIdentifier(promise)] = entry }
+    }
+
+    /// Takes `promise` off (it settled, or is being freed). Never inlined: the settle path
+    /// and `deinit` call it behind a flag test, and must stay small enough to be inlined
+    /// where they are (inlining this would cost every promise a few dozen instructions).
+    @usableFromInline @inline(never)
+    static func remove(_ promise: Core) {
+        let removed = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(promise)) }
+        withExtendedLifetime(removed) {}
+    }
+
+    /// Every listed promise that is still pending, oldest first.
+    package static func census() -> [PendingRecord] {
+        let now = DebugClock.now
+        var upstreams: [Core] = []
+        var rows: [(madeAt: UInt64, row: PendingRecord)] = []
+        entries.withLock { table in
+            for entry in table.values {
+                // The promise cannot be freed while it is listed and this lock is held.
+                let upstream: Core?? = entry.promise._withUnsafeGuaranteedRef { promise in
+                    let flags = promise.lock()
+                    guard !flags.contains(.settled) else {
+                        promise.unlock(flags)
+                        return nil
+                    }
+                    let upstream = promise.back.upstream
+                    promise.unlock(flags)
+                    return .some(upstream)
+                }
+                guard let upstream else { continue }
+                // Kept to be released after the lock (it may be the last reference).
+                if let upstream { upstreams.append(upstream) }
+                let record = entry.record
+                let age = Double(now &- min(now, record.madeAt)) / 1e9
+                rows.append((record.madeAt, PendingRecord(site: record.site, chainSite: record.chainStart, age: age,
+                                                          waitingOn: upstream?.debugRecord?.site)))
+            }
+        }
+        withExtendedLifetime(upstreams) {}
+        return rows.sorted { $0.madeAt < $1.madeAt }.map(\.row)
+    }
+
+    /// How many promises are listed (settled ones not yet taken off included), for tests.
+    package static var count: Int { entries.withLock { $0.count } }
 }

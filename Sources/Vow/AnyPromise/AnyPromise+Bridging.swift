@@ -27,8 +27,9 @@ extension AnyPromise {
     /// the bridging table), that unboxes to a tuple of the same arity
     /// (`Promise<(Int, String)>(manifold)`) or an array, and that C's `vow_then_call`
     /// spreads into a function's parameters.
-    public static func manifold(_ values: Any...) -> AnyPromise {
-        AnyPromise(core: Core(fulfilled: VowValue(.list(values.map { VowValue.bridging($0) }))))
+    public static func manifold(_ values: Any..., file: StaticString = #fileID, line: UInt = #line) -> AnyPromise {
+        AnyPromise(core: Core(fulfilled: VowValue(.list(values.map { VowValue.bridging($0) })))
+            .made(at: .source(file, line)))
     }
 
     /// The same promise, typed: fulfils with the value converted to `T` (see `Bridging`),
@@ -120,7 +121,7 @@ extension Promise {
 extension Core {
     /// A promise that settles like this one, its value converted by `transform` (a throw
     /// rejects). The link runs inline, where this promise settles: converting is cheap and
-    /// runs no user code.
+    /// runs no user code. In debug mode it is recorded with this promise's site (a view).
     func converted<T>(_ transform: @escaping @Sendable (Core) throws -> T) -> Core {
         link(on: InlineDispatcher.shared, ClosureBody { source, link in
             guard let source else { return }
@@ -129,7 +130,7 @@ extension Core {
                 return
             }
             link.settle { try transform(source) }
-        })
+        }, at: .sameAsSource)
     }
 }
 

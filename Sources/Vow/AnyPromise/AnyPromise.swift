@@ -25,19 +25,20 @@ public struct AnyPromise: Sendable {
 
     /// A promise already fulfilled with `value` (`nil`: C's NULL value). The value is kept
     /// as it is and shown to C per the bridging table.
-    public static func value(_ value: Any?) -> AnyPromise {
-        AnyPromise(core: Core(settledWith: StoredValue(dynamic: value ?? VowValue.sharedNull), rejected: false))
+    public static func value(_ value: Any?, file: StaticString = #fileID, line: UInt = #line) -> AnyPromise {
+        AnyPromise(core: Core(settledWith: StoredValue(dynamic: value ?? VowValue.sharedNull), rejected: false)
+            .made(at: .source(file, line)))
     }
 
     /// A promise already rejected with `error`.
-    public init(error: any Error) {
-        core = Core(rejected: error)
+    public init(error: any Error, file: StaticString = #fileID, line: UInt = #line) {
+        core = Core(rejected: error).made(at: .source(file, line))
     }
 
     /// A pending promise and the untyped resolver that settles it. If the resolver is
     /// released without settling, the promise is rejected with `VowError.Code.broken`.
-    public static func pending() -> (promise: AnyPromise, resolver: AnyResolver) {
-        let core = Core()
+    public static func pending(file: StaticString = #fileID, line: UInt = #line) -> (promise: AnyPromise, resolver: AnyResolver) {
+        let core = Core().made(at: .source(file, line))
         return (AnyPromise(core: core), AnyResolver(core: core))
     }
 
@@ -95,6 +96,7 @@ public struct AnyPromise: Sendable {
     /// throw rejects it; a rejection skips `body` and passes through.
     @discardableResult
     public func then(on dispatcher: any Dispatcher = .default,
+                     file: StaticString = #fileID, line: UInt = #line,
                      _ body: @escaping @Sendable (Any?) throws -> Any?) -> AnyPromise {
         AnyPromise(core: core.link(on: dispatcher, ClosureBody { source, link in
             guard let source else { return }
@@ -107,7 +109,7 @@ public struct AnyPromise: Sendable {
             } catch {
                 link.reject(error)
             }
-        }))
+        }, at: .source(file, line)))
     }
 
     /// Handles a rejection, like C's `vow_catch`: the new promise fulfils with this one's
@@ -117,6 +119,7 @@ public struct AnyPromise: Sendable {
     @discardableResult
     public func `catch`(on dispatcher: any Dispatcher = .default,
                         policy: CatchPolicy = .allErrorsExceptCancellation,
+                        file: StaticString = #fileID, line: UInt = #line,
                         _ body: @escaping @Sendable (any Error) throws -> Any?) -> AnyPromise {
         AnyPromise(core: core.link(on: dispatcher, ClosureBody { source, link in
             guard let source else { return }
@@ -130,15 +133,16 @@ public struct AnyPromise: Sendable {
             } catch {
                 link.reject(error)
             }
-        }))
+        }, at: .source(file, line)))
     }
 
     /// Runs `body` whatever happened (also when the returned promise was cancelled); the
     /// returned promise then settles like this one.
     @discardableResult
     public func finally(on dispatcher: any Dispatcher = .default,
+                        file: StaticString = #fileID, line: UInt = #line,
                         _ body: @escaping @Sendable () -> Void) -> AnyPromise {
-        AnyPromise(core: core.link(on: dispatcher, CleanupBody(body)))
+        AnyPromise(core: core.link(on: dispatcher, CleanupBody(body), at: .source(file, line)))
     }
 }
 

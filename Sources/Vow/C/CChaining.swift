@@ -4,6 +4,9 @@ import CVow
 // the engine's link primitive and returns it (+1). The C callback lives in the link
 // (`CLinkBody`, `CFinallyBody`): its `destroy` runs once, after the callback ran or as
 // soon as it is certain it never will. A call that fails runs `destroy` before returning.
+// Each entry point calls one internal implementation that takes the site to record in
+// debug mode: the plain function passes "C", its `_at` variant (CDebugSites.swift) the
+// caller's file and line.
 
 @c @implementation
 public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
@@ -27,13 +30,22 @@ public func vow_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
 @c @implementation
 public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
                      _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cThen(p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_then` and `vow_then_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cThen(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
+           _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+           at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then") else {
         context.destroyNow()
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: DefaultDispatcher.shared, on_value, on_error, context, skipsCancellation: false)
+        chainThen($0, on: DefaultDispatcher.shared, on_value, on_error, context, skipsCancellation: false, at: site)
     }
 }
 
@@ -41,6 +53,16 @@ public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error:
 public func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
                         _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cThenOn(d, p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_then_on` and `vow_then_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cThenOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
+             _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+             at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_then_on"),
           let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then_on") else {
@@ -48,26 +70,44 @@ public func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vo
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: dispatcher, on_value, on_error, context, skipsCancellation: false)
+        chainThen($0, on: dispatcher, on_value, on_error, context, skipsCancellation: false, at: site)
     }
 }
 
 @c @implementation
 public func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cCatch(p, on_error, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_catch` and `vow_catch_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cCatch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+            _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+            at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch"), on_error != nil else {
         context.destroyNow()
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: true)
+        chainThen($0, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: true, at: site)
     }
 }
 
 @c @implementation
 public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
                              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cCatchPolicy(p, policy, on_error, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_catch_policy` and `vow_catch_policy_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cCatchPolicy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                  _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                  at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy"), on_error != nil,
           let skip = skipsCancellation(policy) else {
@@ -75,26 +115,44 @@ public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_err
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: skip)
+        chainThen($0, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: skip, at: site)
     }
 }
 
 @c @implementation
 public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                         _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cFinally(p, fn, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_finally` and `vow_finally_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cFinally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+              at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_finally"), fn != nil else {
         context.destroyNow()
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainFinally($0, on: DefaultDispatcher.shared, fn!, context)
+        chainFinally($0, on: DefaultDispatcher.shared, fn!, context, at: site)
     }
 }
 
 @c @implementation
 public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
                          _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cCatchOn(d, p, on_error, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_catch_on` and `vow_catch_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cCatchOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
+              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+              at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_catch_on"),
           let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_on"), on_error != nil else {
@@ -102,7 +160,7 @@ public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: v
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: dispatcher, nil, on_error, context, skipsCancellation: true)
+        chainThen($0, on: dispatcher, nil, on_error, context, skipsCancellation: true, at: site)
     }
 }
 
@@ -110,6 +168,16 @@ public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: v
 public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
                                 _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cCatchPolicyOn(d, p, policy, on_error, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_catch_policy_on` and `vow_catch_policy_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cCatchPolicyOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
+                    _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                    _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                    at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_catch_policy_on"),
           let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy_on"), on_error != nil,
@@ -118,7 +186,7 @@ public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ poli
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: dispatcher, nil, on_error, context, skipsCancellation: skip)
+        chainThen($0, on: dispatcher, nil, on_error, context, skipsCancellation: skip, at: site)
     }
 }
 
@@ -126,6 +194,16 @@ public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ poli
 public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
                            _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cFinallyOn(d, p, fn, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_finally_on` and `vow_finally_on_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cFinallyOn(_ d: OpaquePointer?, _ p: OpaquePointer?,
+                _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_finally_on"),
           let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_finally_on"), fn != nil else {
@@ -133,7 +211,7 @@ public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainFinally($0, on: dispatcher, fn!, context)
+        chainFinally($0, on: dispatcher, fn!, context, at: site)
     }
 }
 
@@ -151,20 +229,22 @@ private func skipsCancellation(_ policy: vow_policy) -> Bool? {
 /// `then` / `catch`: links `callback` on `source` and returns the link (+1). A missing
 /// value or error callback passes the outcome through; with `skipsCancellation`, a
 /// cancellation passes through without running the error callback.
+@inline(__always)
 private func chainThen(_ source: Core, on dispatcher: any Dispatcher, _ onValue: vow_on_value?,
                        _ onError: vow_on_error?, _ context: consuming CContext,
-                       skipsCancellation: Bool) -> OpaquePointer {
+                       skipsCancellation: Bool, at site: Site) -> OpaquePointer {
     if skipsCancellation {
-        return source.link(on: dispatcher, CLinkBody<SkipsCancellation>(onValue: onValue, onError: onError, context))
-            .retainedHandle
+        return source.link(on: dispatcher, CLinkBody<SkipsCancellation>(onValue: onValue, onError: onError, context),
+                           at: site).retainedHandle
     }
-    return source.link(on: dispatcher, CLinkBody<AllOutcomes>(onValue: onValue, onError: onError, context))
-        .retainedHandle
+    return source.link(on: dispatcher, CLinkBody<AllOutcomes>(onValue: onValue, onError: onError, context),
+                       at: site).retainedHandle
 }
 
 /// `finally`: a cleanup link (it runs even if the derived promise was cancelled), then the
 /// derived promise settles like the source.
+@inline(__always)
 private func chainFinally(_ source: Core, on dispatcher: any Dispatcher, _ fn: CDestroy,
-                          _ context: consuming CContext) -> OpaquePointer {
-    source.link(on: dispatcher, CFinallyBody(fn, context)).retainedHandle
+                          _ context: consuming CContext, at site: Site) -> OpaquePointer {
+    source.link(on: dispatcher, CFinallyBody(fn, context), at: site).retainedHandle
 }

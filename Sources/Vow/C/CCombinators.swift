@@ -21,40 +21,90 @@ private func cores(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, in function: 
 
 @c @implementation
 public func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    cWhen(ps, n, at: .cString(nil, 0))
+}
+
+/// `vow_when` and `vow_when_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cWhen(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
+           at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_when") else { return nil }
     return Core.all(inputs) { settled in
         StoredValue(VowValue(.list(settled.map(\.cValue))))
-    }.retainedHandle
+    }.made(at: site).retainedHandle
 }
 
 @c @implementation
 public func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    cJoin(ps, n, at: .cString(nil, 0))
+}
+
+/// `vow_join` and `vow_join_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cJoin(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
+           at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_join") else { return nil }
     return Core.allSettled(inputs) { settled in
         StoredValue(VowValue(.list(settled.map { $0.isRejected ? VowValue(.error($0.cError)) : $0.cValue })))
-    }.retainedHandle
+    }.made(at: site).retainedHandle
 }
 
 @c @implementation
 public func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    cRace(ps, n, at: .cString(nil, 0))
+}
+
+/// `vow_race` and `vow_race_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cRace(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
+           at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_race") else { return nil }
-    return Core.race(inputs, emptyError: VowError(.empty, "race over no promises")).retainedHandle
+    return Core.race(inputs, emptyError: VowError(.empty, "race over no promises")).made(at: site)
+        .retainedHandle
 }
 
 @c @implementation
 public func vow_after(_ seconds: Double) -> OpaquePointer? {
-    Core.after(seconds: cSeconds(seconds, in: "vow_after"), value: VowValue.sharedNull).retainedHandle
+    cAfter(seconds, at: .cString(nil, 0))
+}
+
+/// `vow_after` and `vow_after_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cAfter(_ seconds: Double,
+            at site: Site) -> OpaquePointer? {
+    Core.after(seconds: cSeconds(seconds, in: "vow_after"), value: VowValue.sharedNull).made(at: site).retainedHandle
 }
 
 @c @implementation
 public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
+    cTimeout(p, seconds, at: .cString(nil, 0))
+}
+
+/// `vow_timeout` and `vow_timeout_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cTimeout(_ p: OpaquePointer?, _ seconds: Double,
+              at site: Site) -> OpaquePointer? {
     guard let core = promiseHandle(p, in: "vow_timeout") else { return nil }
-    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout")).retainedHandle
+    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout")).made(at: site, from: core).retainedHandle
 }
 
 @c @implementation
 public func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cDispatch(d, fn, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_dispatch` and `vow_dispatch_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cDispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
+               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+               at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_dispatch"), let fn else {
         context.destroyNow()
@@ -63,6 +113,6 @@ public func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: Unsafe
     // A link on a promise that is already fulfilled: scheduled on `d` at once, and, like
     // every link, cancelled (its destroy run) if `d` drops it or the promise is cancelled
     // first.
-    return VowValue.nullPromise.link(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context))
-        .retainedHandle
+    return VowValue.nullPromise.link(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context),
+                                     at: site).retainedHandle
 }

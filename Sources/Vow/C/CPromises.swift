@@ -5,22 +5,46 @@ import CVow
 
 @c @implementation
 public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
+    cPromisePending(resolver_out, at: .cString(nil, 0))
+}
+
+/// `vow_promise_pending` and `vow_promise_pending_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
+                     at site: Site) -> OpaquePointer? {
     guard let resolver_out else { return nil }
-    let core = Core()
+    let core = Core().made(at: site)
     resolver_out.pointee = PrimaryResolver(core).retainedHandle
     return core.retainedHandle
 }
 
 @c @implementation
 public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
+    cPromiseFulfilled(value, at: .cString(nil, 0))
+}
+
+/// `vow_promise_fulfilled` and `vow_promise_fulfilled_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cPromiseFulfilled(_ value: OpaquePointer?,
+                       at site: Site) -> OpaquePointer? {
     guard let value = valueHandle(value, in: "vow_promise_fulfilled") else { return nil }
-    return Core(fulfilled: value).retainedHandle
+    return Core(fulfilled: value).made(at: site).retainedHandle
 }
 
 @c @implementation
 public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
+    cPromiseRejected(error, at: .cString(nil, 0))
+}
+
+/// `vow_promise_rejected` and `vow_promise_rejected_at`: the one implementation, with the site to record.
+/// Inlined into both entry points, so the plain one passes its constant site for free.
+@inline(__always)
+func cPromiseRejected(_ error: OpaquePointer?,
+                      at site: Site) -> OpaquePointer? {
     guard let error = errorHandle(error, in: "vow_promise_rejected") else { return nil }
-    return Core(rejected: error).retainedHandle
+    return Core(rejected: error).made(at: site).retainedHandle
 }
 
 @c @implementation

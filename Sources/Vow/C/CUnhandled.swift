@@ -15,10 +15,14 @@ private final class CUnhandledHandler: @unchecked Sendable {
         self.callback = callback
     }
 
-    func report(_ error: any Error) {
+    /// Calls the handler with `error`; `record`'s sites (debug mode) are readable through
+    /// `vow_unhandled_site` during the call.
+    func report(_ error: any Error, _ record: DebugRecord?) {
         let box = VowErrorBox.boxing(error)
         withExtendedLifetime(box) {
-            handler(callback.ctx, box.borrowedHandle)
+            CUnhandledSites.with(record) {
+                handler(callback.ctx, box.borrowedHandle)
+            }
         }
     }
 }
@@ -30,7 +34,7 @@ public func vow_set_unhandled_error_handler(_ h: vow_unhandled_handler?, _ ctx: 
     let previous: UnhandledErrors.SinkBox?
     if let h {
         let installed = CUnhandledHandler(h, callback)
-        previous = UnhandledErrors.replace(with: { error, _ in installed.report(error) })
+        previous = UnhandledErrors.replace(with: { error, record in installed.report(error, record) })
     } else {
         previous = UnhandledErrors.replace(with: nil)
     }

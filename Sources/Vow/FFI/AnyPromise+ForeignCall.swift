@@ -39,16 +39,19 @@ extension AnyPromise {
     ///     whatever it points at alive until the function has run.
     /// - Throws: `VowError` with code `.signature` if `signature` is malformed (nothing is
     ///   registered then).
+    ///   - file, line: where the returned promise is recorded as made (debug mode).
     /// - Returns: a promise for the function's return value.
     public func thenCall(on dispatcher: any Dispatcher = .default, signature: String,
                          function: UnsafeRawPointer,
-                         context: UnsafeMutableRawPointer? = nil) throws(VowError) -> AnyPromise {
+                         context: UnsafeMutableRawPointer? = nil,
+                         file: StaticString = #fileID, line: UInt = #line) throws(VowError) -> AnyPromise {
         let typed = unsafeBitCast(function, to: ForeignCall.Function.self)
         let call: ForeignCall
         switch ForeignCall.make(signature: signature, function: typed, origin: "AnyPromise.thenCall") {
         case .failure(let error): throw error
         case .success(let made): call = made
         }
-        return AnyPromise(core: core.link(on: dispatcher, ForeignCallBody(call, CContext(context, nil))))
+        return AnyPromise(core: core.link(on: dispatcher, ForeignCallBody(call, CContext(context, nil)),
+                                          at: .source(file, line)))
     }
 }

@@ -14,8 +14,8 @@ extension Promise {
 
     /// Makes a promise of an async closure's result. The closure runs in a new `Task`;
     /// cancelling the promise cancels that task.
-    public init(_ body: @escaping @Sendable () async throws -> T) {
-        let core = Core()
+    public init(file: StaticString = #fileID, line: UInt = #line, _ body: @escaping @Sendable () async throws -> T) {
+        let core = Core().made(at: .source(file, line))
         self.init(core: core)
         let task = Task {
             do {

@@ -11,65 +11,77 @@ public enum CatchPolicy: Sendable {
 // `VowRuntime.defaultDispatcher` as it is now), after this promise settles, never inline, never
 // under a lock. If the returned promise is cancelled before the callback starts, the
 // callback never runs (except `finally`). Releasing the returned promise does not
-// unregister the callback.
+// unregister the callback. `file` and `line` default to the caller's `#fileID` and `#line`:
+// in debug mode (`VowRuntime.debugMode`) they are recorded as where the returned promise
+// was made, and it inherits the chain of this promise.
 extension Promise {
     /// Runs `body` with the value; the new promise adopts the promise `body` returns.
     /// A rejection skips `body` and passes through.
     @inlinable @discardableResult
     public func then<U>(on dispatcher: any Dispatcher = .default,
+                        file: StaticString = #fileID, line: UInt = #line,
                         _ body: @escaping @Sendable (T) throws -> Promise<U>) -> Promise<U> {
-        Promise<U>(core: core.link(on: dispatcher, AdoptBody(body)))
+        Promise<U>(core: core.link(on: dispatcher, AdoptBody(body), at: .source(file, line)))
     }
 
     /// Runs `body` with the value; its return value fulfils the new promise, a throw
     /// rejects it. A rejection skips `body` and passes through.
     @inlinable @discardableResult
     public func then<U>(on dispatcher: any Dispatcher = .default,
+                        file: StaticString = #fileID, line: UInt = #line,
                         _ body: @escaping @Sendable (T) throws -> U) -> Promise<U> {
-        Promise<U>(core: core.link(on: dispatcher, MapBody(body)))
+        Promise<U>(core: core.link(on: dispatcher, MapBody(body), at: .source(file, line)))
     }
 
     /// Runs `body` with the value; the new promise assimilates the thenable it returns
     /// (Promises/A+ 2.3.3: its `then` is called once, in a job on the default dispatcher).
     @discardableResult
     public func then<P: Thenable & Sendable>(on dispatcher: any Dispatcher = .default,
+                                            file: StaticString = #fileID, line: UInt = #line,
                                             _ body: @escaping @Sendable (T) throws -> P) -> Promise<P.Value> {
-        Promise<P.Value>(core: core.link(on: dispatcher, ProcedureBody { value -> Any in try body(value) }))
+        Promise<P.Value>(core: core.link(on: dispatcher, ProcedureBody { value -> Any in try body(value) },
+                                         at: .source(file, line)))
     }
 
     /// Runs `body` with the value; the new promise, untyped, adopts the `AnyPromise`
     /// `body` returns (a promise of any value, made in Swift or C).
     @discardableResult
     public func then(on dispatcher: any Dispatcher = .default,
+                     file: StaticString = #fileID, line: UInt = #line,
                      _ body: @escaping @Sendable (T) throws -> AnyPromise) -> AnyPromise {
-        AnyPromise(core: core.link(on: dispatcher, ProcedureBody { value -> Any in try body(value) }))
+        AnyPromise(core: core.link(on: dispatcher, ProcedureBody { value -> Any in try body(value) },
+                                   at: .source(file, line)))
     }
 
     /// Transforms the value (the value-returning `then`).
     @inlinable
     public func map<U>(on dispatcher: any Dispatcher = .default,
+                       file: StaticString = #fileID, line: UInt = #line,
                        _ transform: @escaping @Sendable (T) throws -> U) -> Promise<U> {
-        then(on: dispatcher, transform)
+        then(on: dispatcher, file: file, line: line, transform)
     }
 
     /// Chains a promise-returning step (the promise-returning `then`).
     @inlinable
     public func flatMap<U>(on dispatcher: any Dispatcher = .default,
+                           file: StaticString = #fileID, line: UInt = #line,
                            _ transform: @escaping @Sendable (T) throws -> Promise<U>) -> Promise<U> {
-        then(on: dispatcher, transform)
+        then(on: dispatcher, file: file, line: line, transform)
     }
 
     /// Consumes the value; the new promise fulfils with `()` when `body` returns.
     @inlinable @discardableResult
     public func done(on dispatcher: any Dispatcher = .default,
+                     file: StaticString = #fileID, line: UInt = #line,
                      _ body: @escaping @Sendable (T) throws -> Void) -> Promise<Void> {
-        then(on: dispatcher, body)
+        then(on: dispatcher, file: file, line: line, body)
     }
 
     /// Looks at the value and passes it on unchanged (a throw rejects).
     public func get(on dispatcher: any Dispatcher = .default,
+                    file: StaticString = #fileID, line: UInt = #line,
                     _ body: @escaping @Sendable (T) throws -> Void) -> Promise<T> {
-        then(on: dispatcher) { value -> T in
+        then(on: dispatcher, file: file, line: line) { value -> T in
             try body(value)
             return value
         }
@@ -78,8 +90,9 @@ extension Promise {
     /// Looks at the outcome, value or error, and passes it on unchanged. Seeing an error
     /// here does not handle it.
     public func tap(on dispatcher: any Dispatcher = .default,
+                    file: StaticString = #fileID, line: UInt = #line,
                     _ body: @escaping @Sendable (Result<T, any Error>) -> Void) -> Promise<T> {
-        Promise(core: core.link(on: dispatcher, TapBody(body)))
+        Promise(core: core.link(on: dispatcher, TapBody(body), at: .source(file, line)))
     }
 
     /// Validates the value (Hydra's and google/promises' `validate`): passes it on if
@@ -87,11 +100,12 @@ extension Promise {
     /// `"vow.validate"`, code 1). A throw from `predicate` rejects with that error. A
     /// rejection passes through without calling `predicate`.
     public func validate(on dispatcher: any Dispatcher = .default,
+                         file: StaticString = #fileID, line: UInt = #line,
                          _ predicate: @escaping @Sendable (T) throws -> Bool,
                          otherwise error: @escaping @Sendable @autoclosure () -> any Error
                              = VowError(domain: "vow.validate", code: 1,
                                         message: "the value did not satisfy validate's predicate")) -> Promise<T> {
-        then(on: dispatcher) { value -> T in
+        then(on: dispatcher, file: file, line: line) { value -> T in
             guard try predicate(value) else { throw error() }
             return value
         }
@@ -101,24 +115,27 @@ extension Promise {
     @available(*, deprecated, renamed: "validate",
                message: "use validate(_:otherwise:); in PromiseKit 6 and later 'ensure' means 'always run this', which is Vow's finally")
     public func ensure(on dispatcher: any Dispatcher = .default,
+                       file: StaticString = #fileID, line: UInt = #line,
                        _ predicate: @escaping @Sendable (T) throws -> Bool,
                        otherwise error: @escaping @Sendable @autoclosure () -> any Error
                            = VowError(domain: "vow.ensure", code: 1, message: "the value did not satisfy ensure's predicate")) -> Promise<T> {
-        validate(on: dispatcher, predicate, otherwise: error())
+        validate(on: dispatcher, file: file, line: line, predicate, otherwise: error())
     }
 
     /// Handles a rejection by returning a promise to continue with. Receives every error,
     /// cancellation included. A fulfilment passes through.
     public func recover(on dispatcher: any Dispatcher = .default,
+                        file: StaticString = #fileID, line: UInt = #line,
                         _ body: @escaping @Sendable (any Error) throws -> Promise<T>) -> Promise<T> {
-        Promise(core: core.link(on: dispatcher, RecoverBody(.promise(body))))
+        Promise(core: core.link(on: dispatcher, RecoverBody(.promise(body)), at: .source(file, line)))
     }
 
     /// Handles a rejection by returning a replacement value. Receives every error,
     /// cancellation included.
     public func recover(on dispatcher: any Dispatcher = .default,
+                        file: StaticString = #fileID, line: UInt = #line,
                         _ body: @escaping @Sendable (any Error) throws -> T) -> Promise<T> {
-        Promise(core: core.link(on: dispatcher, RecoverBody(.value(body))))
+        Promise(core: core.link(on: dispatcher, RecoverBody(.value(body)), at: .source(file, line)))
     }
 
     /// Handles a rejection. With the default policy, cancellation errors are skipped.
@@ -128,43 +145,49 @@ extension Promise {
     /// after it always runs and a skipped cancellation is still visible.
     @discardableResult
     public func `catch`(on dispatcher: any Dispatcher = .default,
+                        file: StaticString = #fileID, line: UInt = #line,
                         policy: CatchPolicy = .allErrorsExceptCancellation,
                         _ body: @escaping @Sendable (any Error) throws -> Void) -> Promise<Void> {
-        Promise<Void>(core: core.link(on: dispatcher, CatchBody(policy, body)))
+        Promise<Void>(core: core.link(on: dispatcher, CatchBody(policy, body), at: .source(file, line)))
     }
 
     /// Runs `body` whatever happened (also after a skipped catch, also when the returned
     /// promise was cancelled); the returned promise then settles like this one.
     @discardableResult
     public func finally(on dispatcher: any Dispatcher = .default,
+                        file: StaticString = #fileID, line: UInt = #line,
                         _ body: @escaping @Sendable () -> Void) -> Promise<T> {
-        Promise(core: core.link(on: dispatcher, CleanupBody(body)))
+        Promise(core: core.link(on: dispatcher, CleanupBody(body), at: .source(file, line)))
     }
 
     /// Another name for `finally`.
     @discardableResult
     public func always(on dispatcher: any Dispatcher = .default,
+                       file: StaticString = #fileID, line: UInt = #line,
                        _ body: @escaping @Sendable () -> Void) -> Promise<T> {
-        finally(on: dispatcher, body)
+        finally(on: dispatcher, file: file, line: line, body)
     }
 
     /// Forgets the value.
-    public func asVoid() -> Promise<Void> {
-        then(on: .inline) { _ in () }
+    public func asVoid(file: StaticString = #fileID, line: UInt = #line) -> Promise<Void> {
+        then(on: .inline, file: file, line: line) { _ in () }
     }
 }
 
-/// Runs `body` at once and returns its promise; a throw becomes a rejected promise.
-/// Reads well at the head of a chain.
-public func firstly<U>(_ body: () throws -> Promise<U>) -> Promise<U> {
+/// Runs `body` at once and returns its promise; a throw becomes a rejected promise
+/// (made at the caller's `file` and `line` in debug mode). Reads well at the head of a chain.
+public func firstly<U>(file: StaticString = #fileID, line: UInt = #line,
+                       _ body: () throws -> Promise<U>) -> Promise<U> {
     do {
         return try body()
     } catch {
-        return Promise(error: error)
+        return Promise(error: error, file: file, line: line)
     }
 }
 
-/// Runs `body` on `dispatcher` and returns a promise of its result.
-public func firstly<U>(on dispatcher: any Dispatcher, _ body: @escaping @Sendable () throws -> U) -> Promise<U> {
-    Promise<Void>.value(()).then(on: dispatcher) { _ in try body() }
+/// Runs `body` on `dispatcher` and returns a promise of its result (the first promise of
+/// its chain, made at the caller's `file` and `line` in debug mode).
+public func firstly<U>(on dispatcher: any Dispatcher, file: StaticString = #fileID, line: UInt = #line,
+                       _ body: @escaping @Sendable () throws -> U) -> Promise<U> {
+    Promise<Void>(core: Core(fulfilled: ())).then(on: dispatcher, file: file, line: line) { _ in try body() }
 }

@@ -3,16 +3,17 @@
 /// The time rule of every call that takes seconds: zero, negative and -infinity mean now
 /// (it fulfils without waiting); +infinity means never; NaN is a caller's mistake and
 /// means now, so nothing hangs on it.
-public func after(seconds: Double) -> Promise<Void> {
-    Promise(core: Core.after(seconds: seconds, value: ()))
+public func after(seconds: Double, file: StaticString = #fileID, line: UInt = #line) -> Promise<Void> {
+    Promise(core: Core.after(seconds: seconds, value: ()).made(at: .source(file, line)))
 }
 
 extension Promise {
     /// Makes a promise of `work`'s result, run on `dispatcher` (default: the background
     /// pool). Cancelling the promise before `work` starts means it never starts; if the
     /// dispatcher drops the work, the promise is cancelled.
-    public init(on dispatcher: any Dispatcher = .background, work: @escaping @Sendable () throws -> T) {
-        let core = Core()
+    public init(on dispatcher: any Dispatcher = .background, file: StaticString = #fileID, line: UInt = #line,
+                work: @escaping @Sendable () throws -> T) {
+        let core = Core().made(at: .source(file, line))
         self.init(core: core)
         submitContinuation(ClosureJob({
             guard core.isPending else { return }
@@ -25,8 +26,8 @@ extension Promise {
     ///
     /// Zero, negative, -infinity and NaN (a caller's mistake): the time is up at once (a
     /// promise already settled still wins); +infinity: it never times out.
-    public func timeout(seconds: Double) -> Promise<T> {
-        Promise(core: core.timeout(seconds: seconds))
+    public func timeout(seconds: Double, file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
+        Promise(core: core.timeout(seconds: seconds).made(at: .source(file, line), from: core))
     }
 }
 
@@ -38,23 +39,24 @@ extension Promise {
 /// The first attempt runs at once, on the calling thread; later ones on the default
 /// dispatcher. `delay` follows the time rule of `after(seconds:)`, except that +infinity
 /// means the next attempt never comes: the first failure is final.
-public func retry<T: Sendable>(times: Int, delay: Double = 0,
-                     _ body: @escaping @Sendable () throws -> Promise<T>) -> Promise<T> {
+public func retry<T: Sendable>(times: Int, delay: Double = 0, file: StaticString = #fileID, line: UInt = #line,
+                               _ body: @escaping @Sendable () throws -> Promise<T>) -> Promise<T> {
     Promise(core: RetryAttempt.start(times: times, delay: delay, firstInline: true, shouldRetry: nil) {
         try body().core
-    })
+    }.made(at: .source(file, line)))
 }
 
 /// Like `retry(times:delay:_:)`, but retries only the errors `shouldRetry` accepts: any
 /// other error (and cancellation, always) settles the returned promise at once. Called
 /// on the default dispatcher with each failed attempt's error.
 public func retry<T: Sendable>(times: Int, delay: Double = 0,
+                               file: StaticString = #fileID, line: UInt = #line,
                                if shouldRetry: @escaping @Sendable (any Error) -> Bool,
                                _ body: @escaping @Sendable () throws -> Promise<T>) -> Promise<T> {
     Promise(core: RetryAttempt.start(times: times, delay: delay, firstInline: true,
                                      shouldRetry: { shouldRetry(unboxError($0)) }) {
         try body().core
-    })
+    }.made(at: .source(file, line)))
 }
 
 extension Promise {
@@ -65,8 +67,8 @@ extension Promise {
     ///
     /// The time rule of `after(seconds:)`: zero, negative, -infinity and NaN (a caller's
     /// mistake) pass the value on without a pause; +infinity never passes it on.
-    public func delay(seconds: Double) -> Promise<T> {
-        Promise(core: core.delayed(seconds: seconds))
+    public func delay(seconds: Double, file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
+        Promise(core: core.delayed(seconds: seconds).made(at: .source(file, line), from: core))
     }
 }
 

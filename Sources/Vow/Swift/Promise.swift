@@ -20,8 +20,8 @@ public struct Promise<T: Sendable>: Thenable, Sendable {
 
     /// Makes a promise and runs `body` with its resolver, at once, on this thread.
     /// A throw from `body` rejects the promise (unless `body` settled it already).
-    public init(_ body: (Resolver<T>) throws -> Void) {
-        let resolver = Resolver<T>(core: Core())
+    public init(file: StaticString = #fileID, line: UInt = #line, _ body: (Resolver<T>) throws -> Void) {
+        let resolver = Resolver<T>(core: Core().made(at: .source(file, line)))
         core = resolver.core
         do {
             try body(resolver)
@@ -32,20 +32,20 @@ public struct Promise<T: Sendable>: Thenable, Sendable {
 
     /// A promise already fulfilled with `value`.
     @inlinable
-    public static func value(_ value: T) -> Promise<T> {
-        Promise(core: Core(fulfilled: value))
+    public static func value(_ value: T, file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
+        Promise(core: Core(fulfilled: value).made(at: .source(file, line)))
     }
 
     /// A promise already rejected with `error`.
-    public init(error: any Error) {
-        core = Core(rejected: error)
+    public init(error: any Error, file: StaticString = #fileID, line: UInt = #line) {
+        core = Core(rejected: error).made(at: .source(file, line))
     }
 
     /// A pending promise and the resolver that settles it. If the resolver is released
     /// without settling, the promise is rejected with `VowError.Code.broken`.
     @inlinable
-    public static func pending() -> (promise: Promise<T>, resolver: Resolver<T>) {
-        let resolver = Resolver<T>(core: Core())
+    public static func pending(file: StaticString = #fileID, line: UInt = #line) -> (promise: Promise<T>, resolver: Resolver<T>) {
+        let resolver = Resolver<T>(core: Core().made(at: .source(file, line)))
         return (Promise(core: resolver.core), resolver)
     }
 

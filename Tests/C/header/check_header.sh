@@ -43,6 +43,9 @@ check "gcc c99"       gcc     -std=c99   $warn -fsyntax-only -I"$root/include" "
 check "clang c99"     clang   -std=c99   $warn -fsyntax-only -I"$root/include" "$here/header_c.c"
 check "g++ c++17"     g++     -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/header_cpp.cpp"
 check "clang++ c++17" clang++ -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/header_cpp.cpp"
+# The debug-mode site macros (vow.h, "Debug mode") in both languages.
+check "gcc c99 VOW_DEBUG_SITES"       gcc     -std=c99   $warn -DVOW_DEBUG_SITES -fsyntax-only -I"$root/include" "$here/header_c.c"
+check "clang++ c++17 VOW_DEBUG_SITES" clang++ -std=c++17 $warn -DVOW_DEBUG_SITES -fsyntax-only -I"$root/include" "$here/header_cpp.cpp"
 }
 
 # Nullability completeness: the header silences the warning for its users,

@@ -341,7 +341,7 @@ extension ErrorModel {
         // MARK: The default handler
 
         /// Runs `body` with file descriptor 2 redirected into a pipe; returns what was written.
-        private static func capturingStandardError(_ body: () -> Void) -> String {
+        static func capturingStandardError(_ body: () -> Void) -> String {
             var ends: [Int32] = [-1, -1]
             guard pipe(&ends) == 0 else {
                 Issue.record("pipe() failed")

@@ -1,0 +1,136 @@
+import CVow
+
+// The `_at` variants of every C function that returns a promise (vow.h, "Debug mode"):
+// the same implementation as the plain function (CPromises, CChaining, CCombinators,
+// FFIEntryPoints), given the caller's file and line to record in debug mode. A program
+// compiled with VOW_DEBUG_SITES reaches them through the header's macros.
+
+@c @implementation
+public func vow_promise_pending_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                   _ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
+    cPromisePending(resolver_out, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_promise_fulfilled_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                     _ value: OpaquePointer?) -> OpaquePointer? {
+    cPromiseFulfilled(value, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_promise_rejected_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                    _ error: OpaquePointer?) -> OpaquePointer? {
+    cPromiseRejected(error, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_then_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                        _ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
+                        _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cThen(p, on_value, on_error, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_then_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                           _ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
+                           _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cThenOn(d, p, on_value, on_error, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_catch_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                         _ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cCatch(p, on_error, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_catch_policy_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                                _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cCatchPolicy(p, policy, on_error, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_finally_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                           _ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                           _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cFinally(p, fn, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_catch_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                            _ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
+                            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cCatchOn(d, p, on_error, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_catch_policy_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                   _ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
+                                   _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                                   _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cCatchPolicyOn(d, p, policy, on_error, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_finally_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                              _ d: OpaquePointer?, _ p: OpaquePointer?,
+                              _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cFinallyOn(d, p, fn, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_when_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                        _ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    cWhen(ps, n, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_join_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                        _ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    cJoin(ps, n, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_race_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                        _ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    cRace(ps, n, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_after_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                         _ seconds: Double) -> OpaquePointer? {
+    cAfter(seconds, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_timeout_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                           _ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
+    cTimeout(p, seconds, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_dispatch_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                            _ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
+                            _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cDispatch(d, fn, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_then_call_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                             _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
+                             _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cThenCall(p, signature, fn, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_then_call_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                _ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
+                                _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
+                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cThenCallOn(d, p, signature, fn, ctx, destroy, at: .cString(file, Int(line)))
+}
