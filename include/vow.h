@@ -1347,6 +1347,27 @@ vow_then_call_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW
                     vow_promise *VOW_NULLABLE p, const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn,
                     void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
 
+/** vow_promise_lazy, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_lazy_at(const char *VOW_NULLABLE file, int line, vow_lazy_body VOW_NULLABLE body,
+                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_promise_lazy_on, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_promise_lazy_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
+                       vow_lazy_body VOW_NULLABLE body, void *VOW_NULLABLE ctx,
+                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_delay, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_delay_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p, double seconds);
+
+/** vow_retry, recording file:line. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_retry_at(const char *VOW_NULLABLE file, int line, int times, double delay_seconds,
+             vow_retry_make VOW_NULLABLE make, vow_retry_if VOW_NULLABLE should_retry,
+             void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -1378,6 +1399,10 @@ vow_then_call_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW
 #  define vow_dispatch(...)          vow_dispatch_at(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_then_call(...)         vow_then_call_at(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_then_call_on(...)      vow_then_call_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_lazy(...)      vow_promise_lazy_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_lazy_on(...)   vow_promise_lazy_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_delay(...)             vow_delay_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_retry(...)             vow_retry_at(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 
 #if defined(__clang__)

@@ -307,16 +307,35 @@ test_census(void)
     vow_debug_set(false);
 }
 
+/* The lazy body of test_every_variant_records: fulfils with NULL when started. */
+static void
+lazy_fulfil_null(void *ctx, vow_resolver *r)
+{
+    (void)ctx;
+    fulfill_null(r);
+}
+
+/* The make callback of test_every_variant_records' retry: the attempt is ctx, a pending
+ * promise made before debug mode was on (so it is not in the census), until the retry is
+ * cancelled. */
+static vow_promise *
+make_pending_attempt(void *ctx)
+{
+    return vow_promise_retain((vow_promise *)ctx);
+}
+
 /* Every _at variant records its site (a sample: one promise each, checked through the
  * census while pending or the report when rejected). */
 static void
 test_every_variant_records(void)
 {
+    vow_resolver *attempt_r = NULL;
+    vow_promise *attempt = vow_promise_pending(&attempt_r);
     vow_debug_set(true);
     vow_resolver *r = NULL;
     vow_promise *p = vow_promise_pending(&r);
-    vow_promise *made[12];
-    int lines[12];
+    vow_promise *made[16];
+    int lines[16];
     int n = 0;
     lines[n] = __LINE__; made[n++] = vow_catch(p, track_on_error_recover, track_new(), track_destroy);
     lines[n] = __LINE__; made[n++] = vow_catch_on(vow_dispatcher_inline(), p, track_on_error_recover, track_new(), track_destroy);
@@ -327,6 +346,11 @@ test_every_variant_records(void)
     lines[n] = __LINE__; made[n++] = vow_after(60);
     lines[n] = __LINE__; made[n++] = vow_then_call(p, "v()", (vow_fnptr)track_fn, track_new(), track_destroy);
     lines[n] = __LINE__; made[n++] = vow_then_call_on(vow_dispatcher_inline(), p, "v()", (vow_fnptr)track_fn, track_new(), track_destroy);
+    lines[n] = __LINE__; made[n++] = vow_promise_lazy(lazy_fulfil_null, NULL, NULL);
+    lines[n] = __LINE__; made[n++] = vow_promise_lazy_on(vow_dispatcher_default(), lazy_fulfil_null, NULL, NULL);
+    lines[n] = __LINE__; made[n++] = vow_delay(p, 0.01);
+    int retry_index = n;
+    lines[n] = __LINE__; made[n++] = vow_retry(1, 0, make_pending_attempt, NULL, attempt, NULL);
     size_t count = 0;
     char *text = dump_pending(&count);
     CHECK_EQ_INT(count, (size_t)n + 1);
@@ -338,7 +362,7 @@ test_every_variant_records(void)
     free(text);
     fulfill_null(r);
     for (int i = 0; i < n; i++) {
-        if (i == 6) vow_cancel(made[i]); /* the timer */
+        if (i == 6 || i == retry_index) vow_cancel(made[i]); /* the timer, the retry */
         wait_promise(made[i], NULL, NULL);
         vow_promise_release(made[i]);
     }
@@ -357,6 +381,9 @@ test_every_variant_records(void)
     CHECK_EQ_INT(count, 0);
     free(text);
     vow_debug_set(false);
+    CHECK_EQ_INT(vow_promise_state(attempt), VOW_REJECTED); /* the cancelled retry cancelled it */
+    vow_resolver_release(attempt_r);
+    vow_promise_release(attempt);
 }
 
 TEST_MAIN_BEGIN("test_debug")

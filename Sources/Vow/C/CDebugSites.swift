@@ -134,3 +134,31 @@ public func vow_then_call_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     cThenCallOn(d, p, signature, fn, ctx, destroy, at: .cString(file, Int(line)))
 }
+
+@c @implementation
+public func vow_promise_lazy_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    makeLazy(on: .default, body, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_promise_lazy_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                   _ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                                   _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cPromiseLazyOn(d, body, ctx, destroy, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_delay_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                         _ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
+    cDelay(p, seconds, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_retry_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                         _ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
+                         _ ctx: UnsafeMutableRawPointer?,
+                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cRetry(times, delay_seconds, make, should_retry, ctx, destroy, at: .cString(file, Int(line)))
+}

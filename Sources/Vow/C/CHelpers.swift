@@ -3,29 +3,37 @@ import CVow
 // Helpers (vow.h, "Helpers: lazy promises, delay, retry"): thin entry points over the
 // engine's lazy promises and delay, and over `RetryAttempt` (Swift's `retry`). The C
 // callbacks and their `ctx` live in a `CCallback`, whose `destroy` runs once, when the
-// last closure holding it is released.
+// last closure holding it is released. Each entry point and its `_at` variant (in
+// CDebugSites.swift) share one implementation that takes the site to record.
 
 @c @implementation
 public func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
                              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    makeLazy(on: .default, body, ctx, destroy)
+    makeLazy(on: .default, body, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
 public func vow_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cPromiseLazyOn(d, body, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_promise_lazy_on` and its `_at` variant.
+@inline(__always)
+func cPromiseLazyOn(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                    _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     guard let dispatcher = dispatcherHandle(d, in: "vow_promise_lazy_on") else {
         var context = CContext(ctx, destroy)
         context.destroyNow()
         return nil
     }
-    return makeLazy(on: dispatcher, body, ctx, destroy)
+    return makeLazy(on: dispatcher, body, ctx, destroy, at: site)
 }
 
 /// The lazy promise whose producer calls `body(ctx, resolver)`; the resolver handed to C
 /// is borrowed for the call (a C program retains it to settle later).
-private func makeLazy(on dispatcher: any Dispatcher, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: CDestroy?) -> OpaquePointer? {
+func makeLazy(on dispatcher: any Dispatcher, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+              _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     guard let body else {
         var context = CContext(ctx, destroy)
         context.destroyNow()
@@ -37,19 +45,32 @@ private func makeLazy(on dispatcher: any Dispatcher, _ body: vow_lazy_body?, _ c
         withExtendedLifetime(resolver) {
             body(callback.ctx, resolver.borrowedHandle)
         }
-    }.retainedHandle
+    }.made(at: site).retainedHandle
 }
 
 @c @implementation
 public func vow_delay(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
+    cDelay(p, seconds, at: .cString(nil, 0))
+}
+
+/// `vow_delay` and its `_at` variant.
+@inline(__always)
+func cDelay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
     guard let core = promiseHandle(p, in: "vow_delay") else { return nil }
-    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay")).retainedHandle
+    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay")).made(at: site, from: core).retainedHandle
 }
 
 @c @implementation
 public func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
                       _ ctx: UnsafeMutableRawPointer?,
                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cRetry(times, delay_seconds, make, should_retry, ctx, destroy, at: .cString(nil, 0))
+}
+
+/// `vow_retry` and its `_at` variant.
+@inline(__always)
+func cRetry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
+            _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     guard let make else {
         var context = CContext(ctx, destroy)
         context.destroyNow()
@@ -71,5 +92,5 @@ public func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry
         }
         releaseHandle(made, .promise, in: "vow_retry")
         return core
-    }.retainedHandle
+    }.made(at: site).retainedHandle
 }

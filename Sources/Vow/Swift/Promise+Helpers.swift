@@ -11,11 +11,12 @@ extension Promise {
     /// `unwrap` helpers many code bases already have. For an optional in hand, write
     /// `Promise.value(optional).unwrap(orReject: ...)`.
     public func unwrap<Wrapped: Sendable>(on dispatcher: any Dispatcher = .default,
+                                          file: StaticString = #fileID, line: UInt = #line,
                                           orReject error: @escaping @Sendable @autoclosure () -> any Error
                                               = VowError(domain: "vow.unwrap", code: 1,
                                                          message: "the promise was fulfilled with nil"))
         -> Promise<Wrapped> where T == Wrapped? {
-        then(on: dispatcher) { value -> Wrapped in
+        then(on: dispatcher, file: file, line: line) { value -> Wrapped in
             guard let value else { throw error() }
             return value
         }

@@ -12,6 +12,7 @@ extension Promise {
     /// `body` (which is released then). If `dispatcher` drops the start, the promise is
     /// cancelled.
     public init(on dispatcher: any Dispatcher = .default,
+                file: StaticString = #fileID, line: UInt = #line,
                 lazy body: @escaping @Sendable (Resolver<T>) throws -> Void) {
         self.init(core: Core.lazy(on: dispatcher) { core in
             let resolver = Resolver<T>(core: core)
@@ -20,6 +21,6 @@ extension Promise {
             } catch {
                 resolver.reject(error)
             }
-        })
+        }.made(at: .source(file, line)))
     }
 }
