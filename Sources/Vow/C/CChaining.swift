@@ -70,7 +70,7 @@ public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_err
                              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy"), on_error != nil,
-          let skip = skipsCancellation(policy) else {
+          let skip = skipsCancellation(policy, in: "vow_catch_policy") else {
         context.destroyNow()
         return nil
     }
@@ -113,7 +113,7 @@ public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ poli
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_catch_policy_on"),
           let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy_on"), on_error != nil,
-          let skip = skipsCancellation(policy) else {
+          let skip = skipsCancellation(policy, in: "vow_catch_policy_on") else {
         context.destroyNow()
         return nil
     }
@@ -138,12 +138,13 @@ public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
 }
 
 /// Whether `policy` skips cancellation; nil (with a diagnostic) for an unknown policy.
-private func skipsCancellation(_ policy: vow_policy) -> Bool? {
+private func skipsCancellation(_ policy: vow_policy, in function: StaticString) -> Bool? {
     switch policy {
     case VOW_CATCH_ALL_EXCEPT_CANCELLATION: return true
     case VOW_CATCH_ALL_ERRORS: return false
     default:
-        writeDiagnostic("vow: vow_catch_policy: unknown policy \(Int32(bitPattern: policy.rawValue))")
+        // Printed signed: a C enum is an int, and -1 must read as -1.
+        writeDiagnostic("vow: \(function): unknown policy \(Int32(bitPattern: policy.rawValue))")
         return nil
     }
 }
