@@ -81,35 +81,56 @@ extension VowValue {
 
 extension VowValue {
     /// True if this value holds `target`: as a PROMISE value, inside a LIST, in an ERROR
-    /// value's payload, or inside the value of a fulfilled promise it holds, at any depth.
-    /// Fulfilling `target` with such a value would make a cycle (the promise holds the
-    /// value, the value holds the promise) that is never freed, so the resolvers reject
-    /// it with the cycle error instead. A loop over an explicit stack, each value and
-    /// promise visited once; nothing to do for scalars.
+    /// value's payload, or inside the value (or rejection payload) of a settled promise it
+    /// holds, at any depth. Fulfilling `target` with such a value would make a cycle (the
+    /// promise holds the value, the value holds the promise) that is never freed, so the
+    /// resolvers reject it with the cycle error instead.
+    ///
+    /// A loop over an explicit stack, each value and promise visited once; nothing to do
+    /// for scalars. A walk that meets no pending promise marks the value
+    /// `reachesOnlySettled` (what is settled never changes), so fulfilling promise after
+    /// promise with values that hold the previous one costs one step each, not a walk
+    /// down the whole nest.
     func reaches(_ target: Core) -> Bool {
         switch content {
         case .list, .promise, .error: break
         default: return false
         }
+        if reachesOnlySettled.load(ordering: .relaxed) { return false }
         var stack: [VowValue] = [self]
         var seen: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
+        var metPending = false
+        func visit(_ value: VowValue?) {
+            guard let value, !value.reachesOnlySettled.load(ordering: .relaxed),
+                  seen.insert(ObjectIdentifier(value)).inserted else { return }
+            stack.append(value)
+        }
         while let value = stack.popLast() {
             switch value.content {
             case .list(let items):
-                for item in items where seen.insert(ObjectIdentifier(item)).inserted { stack.append(item) }
+                for item in items {
+                    switch item.content {
+                    case .list, .promise, .error: visit(item)
+                    default: break
+                    }
+                }
             case .promise(let core):
                 if core === target { return true }
-                guard seen.insert(ObjectIdentifier(core)).inserted,
-                      let held = core.heldObject(VowValue.self)?.takeUnretainedValue() else { continue }
-                if seen.insert(ObjectIdentifier(held)).inserted { stack.append(held) }
-            case .error(let box):
-                if let payload = box.payload, seen.insert(ObjectIdentifier(payload)).inserted {
-                    stack.append(payload)
+                guard seen.insert(ObjectIdentifier(core)).inserted else { continue }
+                if core.isPending {
+                    metPending = true
+                } else if let held = core.heldObject(VowValue.self) {
+                    visit(held.takeUnretainedValue())
+                } else if core.isRejected, let box = core.error as? VowErrorBox {
+                    visit(box.payload)
                 }
+            case .error(let box):
+                visit(box.payload)
             default:
                 break
             }
         }
+        if !metPending { reachesOnlySettled.store(true, ordering: .relaxed) }
         return false
     }
 }

@@ -1,4 +1,5 @@
 import CVow
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -52,6 +53,11 @@ final class VowValue: HandleObject, @unchecked Sendable {
     /// a LIST's, PROMISE's or ERROR's content out, to free it without recursion (see
     /// `NestedRelease`).
     private(set) var content: Content
+
+    /// Set once a walk of `reaches(_:)` found that everything this value holds is settled
+    /// for good (no pending promise anywhere inside): such a value can never close a cycle,
+    /// so later walks stop here. Only ever goes from false to true.
+    let reachesOnlySettled = Atomic<Bool>(false)
 
     /// True for a PROMISE or THENABLE: the resolution procedure adopts or assimilates it
     /// (every other value fulfils as it is; checked without copying `content`).
