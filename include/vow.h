@@ -523,8 +523,8 @@ vow_error_is_cancelled(const vow_error *VOW_NULLABLE e);
 /**
  * Makes (domain, code) count as cancellation from now on, for errors made
  * before too. domain is copied. Registering twice is harmless (VOW_OK);
- * there is no unregister. Returns VOW_OK, VOW_EINVAL for NULL domain,
- * VOW_ENOMEM. Any thread.
+ * there is no unregister. Returns VOW_OK, or VOW_EINVAL for NULL domain.
+ * Any thread.
  */
 VOW_EXTERN int
 vow_register_cancellation(const char *VOW_NONNULL domain, int64_t code) VOW_NONNULL_ARGS(1);
@@ -595,7 +595,8 @@ vow_promise_error(const vow_promise *VOW_NULLABLE p);
  * dispatcher), any other x fulfils the promise (x retained). Once x was
  * adopted the resolver is used up (vow_resolver_is_used is true while the
  * promise is still pending). Resolving with the promise itself, or a chain
- * leading back to it, rejects it with VOW_ERROR_CYCLE and returns VOW_OK.
+ * leading back to it, or fulfilling it with a value that holds it (see
+ * vow_resolver_fulfill), rejects it with VOW_ERROR_CYCLE and returns VOW_OK.
  * Returns VOW_OK, VOW_EALREADY if the resolver was already used (nothing
  * changes), VOW_EINVAL if r or x is NULL. Any thread.
  */
@@ -605,7 +606,11 @@ vow_resolver_resolve(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x
 /**
  * Fulfils the promise with x as it is (retained; a PROMISE or THENABLE is
  * not adopted). The state changes before this returns; callbacks are only
- * queued. Returns VOW_OK, VOW_EALREADY if the resolver was already used
+ * queued. An x that holds the promise itself (a PROMISE value of it,
+ * directly, inside a LIST, in an ERROR value's payload, or inside the value
+ * of a settled promise x holds) would make a cycle that is never freed: the
+ * promise is rejected with VOW_ERROR_CYCLE instead (VOW_OK is returned, as
+ * for vow_resolver_resolve with the promise itself). Returns VOW_OK, VOW_EALREADY if the resolver was already used
  * (nothing changes), VOW_EINVAL if r or x is NULL. Any thread.
  */
 VOW_EXTERN int
@@ -1193,7 +1198,8 @@ vow_then_call_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
  * POINTER without destroy, V the value retained; NULL s or V give the NULL
  * value); later calls do nothing. Returns the trampoline and *promise_out,
  * both +1. On failure (NULL signature or promise_out, malformed signature,
- * no memory) returns NULL and sets *promise_out to NULL. Any thread.
+ * libffi refusing to allocate a closure's executable memory) returns NULL
+ * and sets *promise_out to NULL. Any thread.
  */
 VOW_EXTERN vow_trampoline *VOW_NULLABLE
 vow_trampoline_new(const char *VOW_NONNULL signature, vow_promise *VOW_NULLABLE *VOW_NONNULL promise_out) VOW_NONNULL_ARGS(1, 2);
