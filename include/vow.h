@@ -688,8 +688,9 @@ typedef void (*vow_on_error)(void *VOW_NULLABLE ctx, const vow_error *VOW_NULLAB
 
 /**
  * Inside a callback: the derived promise is resolved with v (retained) by
- * the resolution procedure of vow_resolver_resolve. NULL v means the NULL
- * value. A callback that sets nothing resolves with the NULL value; setting
+ * the resolution procedure of vow_resolver_resolve (so a v that holds the
+ * derived promise itself rejects it with VOW_ERROR_CYCLE). NULL v means the
+ * NULL value. A callback that sets nothing resolves with the NULL value; setting
  * again replaces the earlier outcome. NULL out does nothing. Callback's thread.
  */
 VOW_EXTERN void

@@ -312,6 +312,41 @@ test_other_promise_values_still_fulfil(void)
     vow_promise_release(p);
 }
 
+typedef struct returns_self {
+    vow_promise *self; /* the derived promise of the callback */
+} returns_self;
+
+static void
+return_list_holding_self(void *ctx, const vow_value *value, vow_result *out)
+{
+    returns_self *r = ctx;
+    vow_value *self = vow_value_promise(r->self);
+    const vow_value *items[2] = {value, self};
+    vow_value *list = vow_value_list(items, 2);
+    vow_result_return(out, list);
+    vow_value_release(list);
+    vow_value_release(self);
+}
+
+static void
+test_callback_returning_its_own_promise_is_cycle(void)
+{
+    returns_self r = {NULL};
+    vow_resolver *res = NULL;
+    vow_promise *source = vow_promise_pending(&res);
+    r.self = vow_then(source, return_list_holding_self, NULL, &r, NULL);
+    vow_value *one = vow_value_int(1);
+    vow_resolver_fulfill(res, one);
+    vow_error *e = NULL;
+    CHECK_EQ_INT(wait_promise(r.self, NULL, &e), VOW_REJECTED);
+    CHECK(is_cycle(e));
+    vow_error_release(e);
+    vow_value_release(one);
+    vow_resolver_release(res);
+    vow_promise_release(source);
+    vow_promise_release(r.self);
+}
+
 TEST_MAIN_BEGIN("test_nesting")
     RUN_TEST(test_nested_lists_free_without_recursion);
     RUN_TEST(test_nested_errors_free_without_recursion);
@@ -321,4 +356,5 @@ TEST_MAIN_BEGIN("test_nesting")
     RUN_TEST(test_fulfil_with_own_promise_value_is_cycle);
     RUN_TEST(test_cycle_through_another_promise);
     RUN_TEST(test_other_promise_values_still_fulfil);
+    RUN_TEST(test_callback_returning_its_own_promise_is_cycle);
 TEST_MAIN_END
