@@ -2,6 +2,10 @@ import CVow
 import Testing
 @testable import Vow
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // Issue 16, item 2 (Swift side): nested values are freed without recursion. Each structure
 // is built and its last reference dropped on a thread with a 512 KB stack, where a
 // recursion per level overflows after a few thousand levels. Under ThreadSanitizer
@@ -10,6 +14,15 @@ import Testing
 
 /// A secondary thread's stack: small on purpose, so a recursion per level would overflow.
 private let smallStack = 512 * 1024
+
+/// Runs `body` on a new thread with a 512 KB stack and awaits its result without blocking
+/// a thread of Swift's cooperative pool (other suites' async tests need it meanwhile).
+private func onSmallStack<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = startThread(stackSize: smallStack) { continuation.resume(with: Result { try body() }) }
+        pthread_detach(thread)
+    }
+}
 
 /// Counts its own deinit: put at the bottom of a structure, it proves the whole structure
 /// was freed.
@@ -25,10 +38,10 @@ extension BridgingTests {
         static var promiseDepth: Int { Stress.underTSan ? 5_000 : 20_000 }
 
         @Test("a LIST in a LIST, a million deep")
-        func nestedLists() throws {
+        func nestedLists() async throws {
             let freed = Counter()
             let depth = Self.listDepth
-            let built = try onNewThread(stackSize: smallStack, within: 120, "a 512 KB thread") {
+            let built = try await onSmallStack {
                 var value = VowValue(.swift(Bottom(freed)))
                 for _ in 0..<depth { value = VowValue(.list([value])) }
                 return value.listElements?.count == 1
@@ -38,10 +51,10 @@ extension BridgingTests {
         }
 
         @Test("an ERROR whose payload is an ERROR value, a million deep")
-        func nestedErrors() throws {
+        func nestedErrors() async throws {
             let freed = Counter()
             let depth = Self.listDepth
-            let built = try onNewThread(stackSize: smallStack, within: 120, "a 512 KB thread") {
+            let built = try await onSmallStack {
                 var value = VowValue(.swift(Bottom(freed)))
                 for level in 0..<depth {
                     let error = VowErrorBox.boxing(VowError(domain: "app", code: Int64(level), message: "", payload: value))
@@ -54,10 +67,10 @@ extension BridgingTests {
         }
 
         @Test("an AnyPromise fulfilled with an AnyPromise value, 20,000 deep (AnyPromise.value)")
-        func nestedAnyPromiseValues() throws {
+        func nestedAnyPromiseValues() async throws {
             let freed = Counter()
             let depth = Self.promiseDepth
-            let readBack = try onNewThread(stackSize: smallStack, within: 120, "a 512 KB thread") {
+            let readBack = try await onSmallStack {
                 var promise = AnyPromise.value(Bottom(freed))
                 var previous = promise
                 for _ in 0..<depth {
@@ -73,10 +86,10 @@ extension BridgingTests {
         }
 
         @Test("the same through AnyResolver.fulfill, and seen from C as PROMISE values")
-        func nestedFulfilledThroughResolvers() throws {
+        func nestedFulfilledThroughResolvers() async throws {
             let freed = Counter()
             let depth = Self.promiseDepth
-            let seen = try onNewThread(stackSize: smallStack, within: 120, "a 512 KB thread") {
+            let seen = try await onSmallStack {
                 var promise = AnyPromise.value(Bottom(freed))
                 var previous = promise
                 for _ in 0..<depth {
@@ -96,10 +109,10 @@ extension BridgingTests {
         }
 
         @Test("vow_when over vow_when results (LIST values), 20,000 deep")
-        func nestedWhen() throws {
+        func nestedWhen() async throws {
             let freed = Counter()
             let depth = Self.promiseDepth
-            let state = try onNewThread(stackSize: smallStack, within: 120, "a 512 KB thread") {
+            let state = try await onSmallStack {
                 let bottom = VowValue(.swift(Bottom(freed)))
                 var promise: OpaquePointer? = vow_promise_fulfilled(bottom.borrowedHandle)
                 for _ in 0..<depth {
@@ -114,7 +127,7 @@ extension BridgingTests {
                 return waited.state
             }
             #expect(state == VOW_FULFILLED)
-            #expect(eventually { freed.value == 1 })
+            #expect(await eventuallyAsync { freed.value == 1 })
         }
     }
 
