@@ -78,10 +78,10 @@
  * NULL passed there. The library still answers NULL at run time as "NULL in"
  * says. VOW_NONNULL_ARGS(i, ...) says the same to gcc compiling C (a
  * function attribute, 1-based positions; not for g++, where the attribute
- * would follow the function's type into templates). Both are neutral (nullable) when Swift reads the
- * header (the library's own implementation accepts NULL) or when
- * VOW_NO_NONNULL is defined (for code that passes NULL on purpose, such as
- * tests of the run-time answer).
+ * would follow the function's type into templates). Both are neutral
+ * (nullable) when Swift reads the header (the library's own implementation
+ * accepts NULL) or when VOW_NO_NONNULL is defined (for code that passes NULL
+ * on purpose, such as tests of the run-time answer).
  */
 #if defined(__swift__) || defined(VOW_NO_NONNULL)
 #  if defined(__clang__)
@@ -461,7 +461,8 @@ vow_value_get_error(const vow_value *VOW_NULLABLE v);
  * domain returns NULL; NULL message means "". Any thread.
  */
 VOW_EXTERN vow_error *VOW_NULLABLE
-vow_error_new(const char *VOW_NONNULL domain, int64_t code, const char *VOW_NULLABLE message) VOW_NONNULL_ARGS(1);
+vow_error_new(const char *VOW_NONNULL domain, int64_t code, const char *VOW_NULLABLE message)
+    VOW_NONNULL_ARGS(1);
 
 /**
  * Like vow_error_new, with a payload value (retained; NULL means none).
@@ -601,7 +602,8 @@ vow_promise_error(const vow_promise *VOW_NULLABLE p);
  * changes), VOW_EINVAL if r or x is NULL. Any thread.
  */
 VOW_EXTERN int
-vow_resolver_resolve(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x) VOW_NONNULL_ARGS(1, 2);
+vow_resolver_resolve(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x)
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * Fulfils the promise with x as it is (retained; a PROMISE or THENABLE is
@@ -610,11 +612,13 @@ vow_resolver_resolve(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x
  * directly, inside a LIST, in an ERROR value's payload, or inside the value
  * of a settled promise x holds) would make a cycle that is never freed: the
  * promise is rejected with VOW_ERROR_CYCLE instead (VOW_OK is returned, as
- * for vow_resolver_resolve with the promise itself). Returns VOW_OK, VOW_EALREADY if the resolver was already used
- * (nothing changes), VOW_EINVAL if r or x is NULL. Any thread.
+ * for vow_resolver_resolve with the promise itself). Returns VOW_OK,
+ * VOW_EALREADY if the resolver was already used (nothing changes),
+ * VOW_EINVAL if r or x is NULL. Any thread.
  */
 VOW_EXTERN int
-vow_resolver_fulfill(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x) VOW_NONNULL_ARGS(1, 2);
+vow_resolver_fulfill(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x)
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * Rejects the promise with e (retained). The state changes before this
@@ -623,7 +627,8 @@ vow_resolver_fulfill(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x
  * Any thread.
  */
 VOW_EXTERN int
-vow_resolver_reject(vow_resolver *VOW_NONNULL r, const vow_error *VOW_NONNULL e) VOW_NONNULL_ARGS(1, 2);
+vow_resolver_reject(vow_resolver *VOW_NONNULL r, const vow_error *VOW_NONNULL e)
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * Whether r is used up, so that settling through it would answer
@@ -654,7 +659,8 @@ vow_resolver_is_settled(const vow_resolver *VOW_NULLABLE r);
  */
 VOW_EXTERN int
 vow_resolver_on_cancel(vow_resolver *VOW_NONNULL r, void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx),
-                       void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2);
+                       void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2);
 
 /** Adds a reference to r and returns r. NULL returns NULL. Any thread. */
 VOW_EXTERN vow_resolver *VOW_NULLABLE
@@ -690,8 +696,9 @@ typedef void (*vow_on_error)(void *VOW_NULLABLE ctx, const vow_error *VOW_NULLAB
  * Inside a callback: the derived promise is resolved with v (retained) by
  * the resolution procedure of vow_resolver_resolve (so a v that holds the
  * derived promise itself rejects it with VOW_ERROR_CYCLE). NULL v means the
- * NULL value. A callback that sets nothing resolves with the NULL value; setting
- * again replaces the earlier outcome. NULL out does nothing. Callback's thread.
+ * NULL value. A callback that sets nothing resolves with the NULL value;
+ * setting again replaces the earlier outcome. NULL out does nothing.
+ * Callback's thread.
  */
 VOW_EXTERN void
 vow_result_return(vow_result *VOW_NULLABLE out, const vow_value *VOW_NULLABLE v);
@@ -722,7 +729,8 @@ vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_then(vow_promise *VOW_NONNULL p, vow_on_value VOW_NULLABLE on_value, vow_on_error VOW_NULLABLE on_error,
-         void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1);
+         void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1);
 
 /**
  * vow_then with the callbacks run on d (retained) instead of the default
@@ -767,7 +775,8 @@ vow_catch(vow_promise *VOW_NONNULL p, vow_on_error VOW_NONNULL on_error, void *V
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_catch_policy(vow_promise *VOW_NONNULL p, vow_policy policy, vow_on_error VOW_NONNULL on_error,
-                 void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 3);
+                 void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 3);
 
 /**
  * Runs fn(ctx) once p settles, whatever happened, on the default dispatcher
@@ -782,7 +791,8 @@ vow_catch_policy(vow_promise *VOW_NONNULL p, vow_policy policy, vow_on_error VOW
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_finally(vow_promise *VOW_NONNULL p, void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx),
-            void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2);
+            void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * vow_catch with the callback run on d (retained). NULL d, p or on_error
@@ -794,7 +804,8 @@ vow_finally(vow_promise *VOW_NONNULL p, void (*VOW_NONNULL fn)(void *VOW_NULLABL
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_catch_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p, vow_on_error VOW_NONNULL on_error,
-             void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2, 3);
+             void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2, 3);
 
 /**
  * vow_catch_policy with the callback run on d (retained). NULL d, p or
@@ -884,7 +895,8 @@ typedef void (*vow_job)(void *VOW_NULLABLE job);
 VOW_EXTERN vow_dispatcher *VOW_NULLABLE
 vow_dispatcher_new(void (*VOW_NONNULL submit)(void *VOW_NULLABLE ctx, vow_job VOW_NULLABLE run,
                                                void *VOW_NULLABLE job),
-                   void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1);
+                   void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1);
 
 /**
  * Hands a job back instead of running it: for a host loop that will never
@@ -1176,7 +1188,8 @@ typedef void (*vow_fnptr)(void);
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_then_call(vow_promise *VOW_NONNULL p, const char *VOW_NONNULL signature, vow_fnptr VOW_NONNULL fn,
-              void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2, 3);
+              void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2, 3);
 
 /**
  * vow_then_call with fn called on d (retained). NULL d returns NULL. If this
@@ -1203,7 +1216,8 @@ vow_then_call_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
  * and sets *promise_out to NULL. Any thread.
  */
 VOW_EXTERN vow_trampoline *VOW_NULLABLE
-vow_trampoline_new(const char *VOW_NONNULL signature, vow_promise *VOW_NULLABLE *VOW_NONNULL promise_out) VOW_NONNULL_ARGS(1, 2);
+vow_trampoline_new(const char *VOW_NONNULL signature, vow_promise *VOW_NULLABLE *VOW_NONNULL promise_out)
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * The function pointer of t, to be cast to the type its signature
