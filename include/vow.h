@@ -23,6 +23,18 @@
  *            strings), VOW_EINVAL (status), the *_INVALID member (enums),
  *            false (bool) or 0 (integers), and still runs the destroy it was
  *            given. An out-pointer may be NULL only where its block says so.
+ *            Parameters marked VOW_NONNULL are ones where NULL is always a
+ *            mistake: compilers warn about a literal NULL there.
+ * Misuse     A handle of the wrong kind (or one already released, when that
+ *            is detectable), a count too large for the machine, an unknown
+ *            enum value or a malformed signature gets the same answer as
+ *            NULL, plus one line on standard error saying what was wrong
+ *            ("Misuse lines" below lists them; vow_set_misuse_handler routes
+ *            or silences them). NULL itself is answered silently.
+ * Memory     The library is written in Swift, whose runtime ends the process
+ *            when an allocation fails: no function answers "out of memory"
+ *            (VOW_ENOMEM is never returned), and a function documented to
+ *            return a handle for valid input always does.
  * Threads    Every function may be called from any thread. Callbacks run on
  *            a dispatcher, never while the library holds a lock, and never
  *            inline in the call that registered them or the call that
@@ -35,7 +47,9 @@
  *            const pointer into an owned one.
  * NULL-ness  Pointers are marked VOW_NULLABLE (clang's _Nullable, empty for
  *            other compilers) because every pointer may be NULL in the
- *            sense above. The header is C99 and C++; it needs no extension.
+ *            sense above, except those marked VOW_NONNULL (see below), for
+ *            which NULL is still answered at run time but is always a
+ *            mistake. The header is C99 and C++; it needs no extension.
  * Swift      Loading libvow loads the Swift runtime, which installs crash
  *            handlers (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) in
  *            the host process. Set SWIFT_BACKTRACE=enable=no in the
@@ -57,12 +71,38 @@
 #  endif
 #endif
 
-/* Nullability annotations: clang only, ignored elsewhere. */
-#if defined(__clang__)
+/*
+ * Nullability annotations: clang only, ignored elsewhere. VOW_NONNULL marks
+ * a parameter for which NULL is always a mistake (vow_then's promise, a
+ * resolver to settle): clang's -Wnonnull then warns at compile time about a
+ * NULL passed there. The library still answers NULL at run time as "NULL in"
+ * says. VOW_NONNULL_ARGS(i, ...) says the same to gcc compiling C (a
+ * function attribute, 1-based positions; not for g++, where the attribute
+ * would follow the function's type into templates). Both are neutral
+ * (nullable) when Swift reads the header (the library's own implementation
+ * accepts NULL) or when VOW_NO_NONNULL is defined (for code that passes NULL
+ * on purpose, such as tests of the run-time answer).
+ */
+#if defined(__swift__) || defined(VOW_NO_NONNULL)
+#  if defined(__clang__)
+#    define VOW_NONNULL _Nullable
+#  else
+#    define VOW_NONNULL
+#  endif
+#  define VOW_NONNULL_ARGS(...)
+#elif defined(__clang__)
 #  define VOW_NONNULL _Nonnull
-#  define VOW_NULLABLE _Nullable
+#  define VOW_NONNULL_ARGS(...)
+#elif defined(__GNUC__) && !defined(__cplusplus)
+#  define VOW_NONNULL
+#  define VOW_NONNULL_ARGS(...) __attribute__((nonnull(__VA_ARGS__)))
 #else
 #  define VOW_NONNULL
+#  define VOW_NONNULL_ARGS(...)
+#endif
+#if defined(__clang__)
+#  define VOW_NULLABLE _Nullable
+#else
 #  define VOW_NULLABLE
 #endif
 
@@ -118,7 +158,7 @@ typedef enum vow_status {
     VOW_EALREADY = -2,   /**< the resolver was already used */
     VOW_ETYPE = -3,      /**< the value is of another kind */
     VOW_ESIGNATURE = -4, /**< malformed libffi signature */
-    VOW_ENOMEM = -5      /**< out of memory */
+    VOW_ENOMEM = -5      /**< never returned (kept for source compatibility; see "Memory" above) */
 } vow_status;
 
 /**
@@ -170,12 +210,13 @@ typedef enum vow_kind {
     VOW_KIND_SWIFT         /**< a Swift value with no C form: pass-through only */
 } vow_kind;
 
-/** The state of a promise (see vow_promise_state, vow_wait). */
+/** The state of a promise (see vow_promise_state), or what vow_wait found. */
 typedef enum vow_state {
     VOW_STATE_INVALID = -1, /**< not a promise (NULL handle) */
-    VOW_PENDING = 0,        /**< not settled yet */
+    VOW_PENDING = 0,        /**< not settled yet (vow_wait: the time ran out) */
     VOW_FULFILLED = 1,      /**< settled with a value */
-    VOW_REJECTED = 2        /**< settled with an error */
+    VOW_REJECTED = 2,       /**< settled with an error */
+    VOW_DEADLOCK = 3        /**< vow_wait only: the wait could never end; the promise is still pending */
 } vow_state;
 
 /** Codes of the library's own errors, all in domain "vow" (a tag only). */
@@ -215,19 +256,19 @@ typedef enum vow_policy {
  * as the same value).
  * ====================================================================== */
 
-/** The NULL value (kind VOW_KIND_NULL). Returns +1; NULL only when out of memory. Any thread. */
+/** The NULL value (kind VOW_KIND_NULL). Returns +1 (never NULL). Any thread. */
 VOW_EXTERN vow_value *VOW_NULLABLE
 vow_value_null(void);
 
-/** A BOOL value. Returns +1; NULL only when out of memory. Any thread. */
+/** A BOOL value. Returns +1 (never NULL). Any thread. */
 VOW_EXTERN vow_value *VOW_NULLABLE
 vow_value_bool(bool b);
 
-/** An INT value. Returns +1; NULL only when out of memory. Any thread. */
+/** An INT value. Returns +1 (never NULL). Any thread. */
 VOW_EXTERN vow_value *VOW_NULLABLE
 vow_value_int(int64_t i);
 
-/** A DOUBLE value. Returns +1; NULL only when out of memory. Any thread. */
+/** A DOUBLE value. Returns +1 (never NULL). Any thread. */
 VOW_EXTERN vow_value *VOW_NULLABLE
 vow_value_double(double d);
 
@@ -237,12 +278,14 @@ vow_value_double(double d);
  * NULL utf8 returns NULL. Any thread.
  */
 VOW_EXTERN vow_value *VOW_NULLABLE
-vow_value_string(const char *VOW_NULLABLE utf8);
+vow_value_string(const char *VOW_NONNULL utf8) VOW_NONNULL_ARGS(1);
 
 /**
  * A BYTES value holding a copy of n bytes at bytes. Returns +1. NULL bytes
  * with n == 0 makes an empty buffer; NULL bytes with n > 0 returns NULL.
- * Any thread.
+ * A count that does not fit in a signed size (the top bit set, e.g.
+ * (size_t)-1) or that runs past the end of the address space from bytes is
+ * misuse: NULL, with a misuse line. Any thread.
  */
 VOW_EXTERN vow_value *VOW_NULLABLE
 vow_value_bytes(const void *VOW_NULLABLE bytes, size_t n);
@@ -259,17 +302,33 @@ vow_value_pointer(void *VOW_NULLABLE p, void (*VOW_NULLABLE destroy)(void *VOW_N
 /**
  * A LIST value (a manifold, tuple or array) of the n values in items, which
  * the list retains. Returns +1. A NULL item, or NULL items with n > 0,
- * returns NULL; NULL items with n == 0 makes an empty list. Any thread.
+ * returns NULL; NULL items with n == 0 makes an empty list. A count too
+ * large (as for vow_value_bytes) is misuse: NULL, with a misuse line. Any
+ * thread.
+ *
+ * items may be a plain array of handles, `vow_value *items[2]`, or an array
+ * of const handles, `const vow_value *items[2]`, without a cast: in C++ by
+ * the language's own conversion, in C11 and later through the macro below
+ * (C99 has no _Generic: cast a non-const array there). Any other pointer
+ * type is still an error. (vow_value_list)(...) calls the function itself.
  */
 VOW_EXTERN vow_value *VOW_NULLABLE
 vow_value_list(const vow_value *VOW_NULLABLE const *VOW_NULLABLE items, size_t n);
+#if !defined(__cplusplus) && !defined(__swift__) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#  define vow_value_list(items, n)                                                   \
+      (vow_value_list)(_Generic((items),                                              \
+                           vow_value **: (const vow_value *const *)(items),           \
+                           vow_value *const *: (const vow_value *const *)(items),     \
+                           default: (items)),                                         \
+                       (n))
+#endif
 
 /**
  * A PROMISE value carrying p (retained): resolving a promise with it adopts
  * p's eventual state. Returns +1. NULL p returns NULL. Any thread.
  */
 VOW_EXTERN vow_value *VOW_NULLABLE
-vow_value_promise(vow_promise *VOW_NULLABLE p);
+vow_value_promise(vow_promise *VOW_NONNULL p) VOW_NONNULL_ARGS(1);
 
 /**
  * An ERROR value carrying e (retained): an error as data, as in vow_join
@@ -277,7 +336,7 @@ vow_value_promise(vow_promise *VOW_NULLABLE p);
  * Any thread.
  */
 VOW_EXTERN vow_value *VOW_NULLABLE
-vow_value_error(const vow_error *VOW_NULLABLE e);
+vow_value_error(const vow_error *VOW_NONNULL e) VOW_NONNULL_ARGS(1);
 
 /**
  * A THENABLE value: a host object described by cls. The library keeps the
@@ -288,8 +347,8 @@ vow_value_error(const vow_error *VOW_NULLABLE e);
  * returned), destroy runs before it returns. Any thread.
  */
 VOW_EXTERN vow_value *VOW_NULLABLE
-vow_value_thenable(const vow_thenable_class *VOW_NULLABLE cls, void *VOW_NULLABLE object,
-                   void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE object));
+vow_value_thenable(const vow_thenable_class *VOW_NONNULL cls, void *VOW_NULLABLE object,
+                   void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE object)) VOW_NONNULL_ARGS(1);
 
 /**
  * Adds a reference to v and returns v (non-const, so a borrowed value can be
@@ -402,15 +461,16 @@ vow_value_get_error(const vow_value *VOW_NULLABLE v);
  * domain returns NULL; NULL message means "". Any thread.
  */
 VOW_EXTERN vow_error *VOW_NULLABLE
-vow_error_new(const char *VOW_NULLABLE domain, int64_t code, const char *VOW_NULLABLE message);
+vow_error_new(const char *VOW_NONNULL domain, int64_t code, const char *VOW_NULLABLE message)
+    VOW_NONNULL_ARGS(1);
 
 /**
  * Like vow_error_new, with a payload value (retained; NULL means none).
  * Returns +1. NULL domain returns NULL; NULL message means "". Any thread.
  */
 VOW_EXTERN vow_error *VOW_NULLABLE
-vow_error_with_payload(const char *VOW_NULLABLE domain, int64_t code, const char *VOW_NULLABLE message,
-                       const vow_value *VOW_NULLABLE payload);
+vow_error_with_payload(const char *VOW_NONNULL domain, int64_t code, const char *VOW_NULLABLE message,
+                       const vow_value *VOW_NULLABLE payload) VOW_NONNULL_ARGS(1);
 
 /** The cancellation error: domain "vow", code VOW_ERROR_CANCELLED. Returns +1. Any thread. */
 VOW_EXTERN vow_error *VOW_NULLABLE
@@ -464,11 +524,11 @@ vow_error_is_cancelled(const vow_error *VOW_NULLABLE e);
 /**
  * Makes (domain, code) count as cancellation from now on, for errors made
  * before too. domain is copied. Registering twice is harmless (VOW_OK);
- * there is no unregister. Returns VOW_OK, VOW_EINVAL for NULL domain,
- * VOW_ENOMEM. Any thread.
+ * there is no unregister. Returns VOW_OK, or VOW_EINVAL for NULL domain.
+ * Any thread.
  */
 VOW_EXTERN int
-vow_register_cancellation(const char *VOW_NULLABLE domain, int64_t code);
+vow_register_cancellation(const char *VOW_NONNULL domain, int64_t code) VOW_NONNULL_ARGS(1);
 
 /* ======================================================================
  * Promises and resolvers
@@ -480,7 +540,7 @@ vow_register_cancellation(const char *VOW_NULLABLE domain, int64_t code);
  * NULL is returned and *resolver_out set to NULL. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_promise_pending(vow_resolver *VOW_NULLABLE *VOW_NULLABLE resolver_out);
+vow_promise_pending(vow_resolver *VOW_NULLABLE *VOW_NONNULL resolver_out) VOW_NONNULL_ARGS(1);
 
 /**
  * A promise already fulfilled with value (retained, as it is: a PROMISE or
@@ -488,7 +548,7 @@ vow_promise_pending(vow_resolver *VOW_NULLABLE *VOW_NULLABLE resolver_out);
  * vow_value_null() for "nothing"). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_promise_fulfilled(const vow_value *VOW_NULLABLE value);
+vow_promise_fulfilled(const vow_value *VOW_NONNULL value) VOW_NONNULL_ARGS(1);
 
 /**
  * A promise already rejected with error (retained). Returns +1. NULL error
@@ -496,7 +556,7 @@ vow_promise_fulfilled(const vow_value *VOW_NULLABLE value);
  * handler sees the error. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_promise_rejected(const vow_error *VOW_NULLABLE error);
+vow_promise_rejected(const vow_error *VOW_NONNULL error) VOW_NONNULL_ARGS(1);
 
 /** Adds a reference to p and returns p. NULL returns NULL. Any thread. */
 VOW_EXTERN vow_promise *VOW_NULLABLE
@@ -534,23 +594,31 @@ vow_promise_error(const vow_promise *VOW_NULLABLE p);
  * The resolution procedure: a PROMISE x is adopted, a THENABLE x is
  * assimilated (its class functions run later, as jobs on the default
  * dispatcher), any other x fulfils the promise (x retained). Once x was
- * adopted the resolver is used up (vow_resolver_is_settled is true while the
+ * adopted the resolver is used up (vow_resolver_is_used is true while the
  * promise is still pending). Resolving with the promise itself, or a chain
- * leading back to it, rejects it with VOW_ERROR_CYCLE and returns VOW_OK.
+ * leading back to it, or fulfilling it with a value that holds it (see
+ * vow_resolver_fulfill), rejects it with VOW_ERROR_CYCLE and returns VOW_OK.
  * Returns VOW_OK, VOW_EALREADY if the resolver was already used (nothing
  * changes), VOW_EINVAL if r or x is NULL. Any thread.
  */
 VOW_EXTERN int
-vow_resolver_resolve(vow_resolver *VOW_NULLABLE r, const vow_value *VOW_NULLABLE x);
+vow_resolver_resolve(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x)
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * Fulfils the promise with x as it is (retained; a PROMISE or THENABLE is
  * not adopted). The state changes before this returns; callbacks are only
- * queued. Returns VOW_OK, VOW_EALREADY if the resolver was already used
- * (nothing changes), VOW_EINVAL if r or x is NULL. Any thread.
+ * queued. An x that holds the promise itself (a PROMISE value of it,
+ * directly, inside a LIST, in an ERROR value's payload, or inside the value
+ * of a settled promise x holds) would make a cycle that is never freed: the
+ * promise is rejected with VOW_ERROR_CYCLE instead (VOW_OK is returned, as
+ * for vow_resolver_resolve with the promise itself). Returns VOW_OK,
+ * VOW_EALREADY if the resolver was already used (nothing changes),
+ * VOW_EINVAL if r or x is NULL. Any thread.
  */
 VOW_EXTERN int
-vow_resolver_fulfill(vow_resolver *VOW_NULLABLE r, const vow_value *VOW_NULLABLE x);
+vow_resolver_fulfill(vow_resolver *VOW_NONNULL r, const vow_value *VOW_NONNULL x)
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * Rejects the promise with e (retained). The state changes before this
@@ -559,11 +627,23 @@ vow_resolver_fulfill(vow_resolver *VOW_NULLABLE r, const vow_value *VOW_NULLABLE
  * Any thread.
  */
 VOW_EXTERN int
-vow_resolver_reject(vow_resolver *VOW_NULLABLE r, const vow_error *VOW_NULLABLE e);
+vow_resolver_reject(vow_resolver *VOW_NONNULL r, const vow_error *VOW_NONNULL e)
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
- * Whether r is used up: its promise was settled (by r or by cancellation) or
- * r adopted a promise or thenable. false for NULL. Any thread.
+ * Whether r is used up, so that settling through it would answer
+ * VOW_EALREADY: its promise was settled (by r or by cancellation), or r
+ * adopted a promise or thenable (then the promise may still be pending:
+ * vow_promise_state says whether it settled). false for NULL. Any thread.
+ */
+VOW_EXTERN bool
+vow_resolver_is_used(const vow_resolver *VOW_NULLABLE r);
+
+/**
+ * The name Vow 0.1 gave vow_resolver_is_used, kept so 0.1 programs build:
+ * the same answer (true also for a resolver that adopted a promise still
+ * pending, which its name does not suggest). Deprecated: use
+ * vow_resolver_is_used. Any thread.
  */
 VOW_EXTERN bool
 vow_resolver_is_settled(const vow_resolver *VOW_NULLABLE r);
@@ -578,8 +658,9 @@ vow_resolver_is_settled(const vow_resolver *VOW_NULLABLE r);
  * call returns. Any thread.
  */
 VOW_EXTERN int
-vow_resolver_on_cancel(vow_resolver *VOW_NULLABLE r, void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx),
-                       void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_resolver_on_cancel(vow_resolver *VOW_NONNULL r, void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx),
+                       void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2);
 
 /** Adds a reference to r and returns r. NULL returns NULL. Any thread. */
 VOW_EXTERN vow_resolver *VOW_NULLABLE
@@ -613,9 +694,11 @@ typedef void (*vow_on_error)(void *VOW_NULLABLE ctx, const vow_error *VOW_NULLAB
 
 /**
  * Inside a callback: the derived promise is resolved with v (retained) by
- * the resolution procedure of vow_resolver_resolve. NULL v means the NULL
- * value. A callback that sets nothing resolves with the NULL value; setting
- * again replaces the earlier outcome. NULL out does nothing. Callback's thread.
+ * the resolution procedure of vow_resolver_resolve (so a v that holds the
+ * derived promise itself rejects it with VOW_ERROR_CYCLE). NULL v means the
+ * NULL value. A callback that sets nothing resolves with the NULL value;
+ * setting again replaces the earlier outcome. NULL out does nothing.
+ * Callback's thread.
  */
 VOW_EXTERN void
 vow_result_return(vow_result *VOW_NULLABLE out, const vow_value *VOW_NULLABLE v);
@@ -645,8 +728,9 @@ vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
  * unsettled, the dispatcher dropped the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_then(vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value, vow_on_error VOW_NULLABLE on_error,
-         void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_then(vow_promise *VOW_NONNULL p, vow_on_value VOW_NULLABLE on_value, vow_on_error VOW_NULLABLE on_error,
+         void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1);
 
 /**
  * vow_then with the callbacks run on d (retained) instead of the default
@@ -658,9 +742,9 @@ vow_then(vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value, vow_on
  * dropped the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_then_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value,
+vow_then_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p, vow_on_value VOW_NULLABLE on_value,
             vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
-            void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+            void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2);
 
 /**
  * vow_catch_policy with VOW_CATCH_ALL_EXCEPT_CANCELLATION: on_error runs, on
@@ -676,8 +760,8 @@ vow_then_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_on_
  * dropped the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_catch(vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
-          void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_catch(vow_promise *VOW_NONNULL p, vow_on_error VOW_NONNULL on_error, void *VOW_NULLABLE ctx,
+          void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2);
 
 /**
  * vow_catch with a policy: VOW_CATCH_ALL_ERRORS also gives on_error the
@@ -690,8 +774,9 @@ vow_catch(vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error, void 
  * dropped the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_catch_policy(vow_promise *VOW_NULLABLE p, vow_policy policy, vow_on_error VOW_NULLABLE on_error,
-                 void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_catch_policy(vow_promise *VOW_NONNULL p, vow_policy policy, vow_on_error VOW_NONNULL on_error,
+                 void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 3);
 
 /**
  * Runs fn(ctx) once p settles, whatever happened, on the default dispatcher
@@ -705,8 +790,9 @@ vow_catch_policy(vow_promise *VOW_NULLABLE p, vow_policy policy, vow_on_error VO
  * released unsettled, the dispatcher dropped the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_finally(vow_promise *VOW_NULLABLE p, void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx),
-            void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_finally(vow_promise *VOW_NONNULL p, void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx),
+            void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * vow_catch with the callback run on d (retained). NULL d, p or on_error
@@ -717,8 +803,9 @@ vow_finally(vow_promise *VOW_NULLABLE p, void (*VOW_NULLABLE fn)(void *VOW_NULLA
  * released unsettled, the dispatcher dropped the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_catch_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error,
-             void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_catch_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p, vow_on_error VOW_NONNULL on_error,
+             void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2, 3);
 
 /**
  * vow_catch_policy with the callback run on d (retained). NULL d, p or
@@ -730,9 +817,9 @@ vow_catch_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_on
  * the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_catch_policy_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_policy policy,
-                    vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
-                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_catch_policy_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p, vow_policy policy,
+                    vow_on_error VOW_NONNULL on_error, void *VOW_NULLABLE ctx,
+                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2, 4);
 
 /**
  * vow_finally with fn run on d (retained). NULL d, p or fn returns NULL. If
@@ -743,9 +830,9 @@ vow_catch_policy_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p,
  * thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_finally_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p,
-               void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,
-               void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_finally_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
+               void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,
+               void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2, 3);
 
 /* ======================================================================
  * Foreign thenables
@@ -806,9 +893,10 @@ typedef void (*vow_job)(void *VOW_NULLABLE job);
  * and destroy (if given) runs before the call returns. Any thread.
  */
 VOW_EXTERN vow_dispatcher *VOW_NULLABLE
-vow_dispatcher_new(void (*VOW_NULLABLE submit)(void *VOW_NULLABLE ctx, vow_job VOW_NULLABLE run,
+vow_dispatcher_new(void (*VOW_NONNULL submit)(void *VOW_NULLABLE ctx, vow_job VOW_NULLABLE run,
                                                void *VOW_NULLABLE job),
-                   void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+                   void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1);
 
 /**
  * Hands a job back instead of running it: for a host loop that will never
@@ -829,10 +917,15 @@ VOW_EXTERN void
 vow_job_drop(void *VOW_NULLABLE job);
 
 /**
- * The current default dispatcher (borrowed: valid while it stays the
- * default; retain it to keep it). Unless replaced, the library's own serial
- * queue, which needs nothing from the host and is never the main dispatch
- * queue. Swift's default dispatcher is the same setting. Any thread.
+ * The current default dispatcher, borrowed: the library keeps it alive for
+ * the calling thread until that thread calls vow_dispatcher_default or
+ * vow_set_default_dispatcher again, or ends, even if another thread replaces
+ * the default meanwhile (so `vow_then_on(vow_dispatcher_default(), ...)` and
+ * `vow_dispatcher_retain(vow_dispatcher_default())` are safe against a
+ * concurrent vow_set_default_dispatcher). Retain it to keep it longer.
+ * Unless replaced, the library's own serial queue, which needs nothing from
+ * the host and is never the main dispatch queue. Swift's default dispatcher
+ * is the same setting. Any thread.
  */
 VOW_EXTERN vow_dispatcher *VOW_NULLABLE
 vow_dispatcher_default(void);
@@ -864,7 +957,8 @@ vow_dispatcher_release(vow_dispatcher *VOW_NULLABLE d);
 /**
  * Makes d (retained) the default dispatcher, for C and Swift alike; NULL
  * restores the library's own serial queue. Callbacks registered earlier keep
- * the dispatcher they were registered with. Any thread.
+ * the dispatcher they were registered with. The hold vow_dispatcher_default
+ * keeps for the calling thread is dropped. Any thread.
  */
 VOW_EXTERN void
 vow_set_default_dispatcher(vow_dispatcher *VOW_NULLABLE d);
@@ -880,23 +974,28 @@ vow_set_default_dispatcher(vow_dispatcher *VOW_NULLABLE d);
  * and reported with one misuse line on standard error. (The one exception to
  * the time rule of the other calls, where negative means now: -1 has always
  * meant "no limit" here.) A wait that times out does not count as handling
- * p: rejected and released unhandled later, p is still reported. On fulfilment *value_out, on
- * rejection *error_out gets +1; the other is set to NULL (both may be NULL).
- * Observing a rejection here handles it, even with NULL error_out. Called
- * where the chain needs this thread (a callback on the serial default
- * dispatcher waiting for work queued behind it) it does not hang, whatever
- * the timeout: it returns VOW_PENDING at once with *error_out set to a
- * VOW_ERROR_DEADLOCK error. NULL p returns VOW_STATE_INVALID. Any thread.
+ * p: rejected and released unhandled later, p is still reported. On
+ * fulfilment *value_out, on rejection *error_out gets +1; the other is set to
+ * NULL (both may be NULL). Observing a rejection here handles it, even with
+ * NULL error_out. Called where the chain needs this thread (a callback on a
+ * serial dispatcher waiting for work queued behind it, or for its own
+ * promise) it does not hang, whatever the timeout: it returns VOW_DEADLOCK
+ * at once, with *value_out NULL and *error_out set to a VOW_ERROR_DEADLOCK
+ * error (+1); p stays pending. (Vow 0.1 answered VOW_PENDING here.) NULL p
+ * returns VOW_STATE_INVALID. Any thread.
  */
 VOW_EXTERN vow_state
-vow_wait(vow_promise *VOW_NULLABLE p, double timeout_seconds, vow_value *VOW_NULLABLE *VOW_NULLABLE value_out,
-         vow_error *VOW_NULLABLE *VOW_NULLABLE error_out);
+vow_wait(vow_promise *VOW_NONNULL p, double timeout_seconds, vow_value *VOW_NULLABLE *VOW_NULLABLE value_out,
+         vow_error *VOW_NULLABLE *VOW_NULLABLE error_out) VOW_NONNULL_ARGS(1);
 
 /* ======================================================================
  * Combinators
  *
  * Arrays are borrowed; the promises in them are retained. A NULL element,
- * or NULL ps with n > 0, returns NULL; NULL ps with n == 0 is allowed.
+ * or NULL ps with n > 0, returns NULL; NULL ps with n == 0 is allowed. A
+ * count too large (the top bit set, or more than the address space after ps
+ * holds) is misuse: NULL, with a misuse line. ps is a plain array of
+ * handles, `vow_promise *ps[n]`.
  * ====================================================================== */
 
 /**
@@ -942,7 +1041,7 @@ vow_after(double seconds);
  * Returns +1. NULL p returns NULL. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_timeout(vow_promise *VOW_NULLABLE p, double seconds);
+vow_timeout(vow_promise *VOW_NONNULL p, double seconds) VOW_NONNULL_ARGS(1);
 
 /**
  * Runs fn(ctx, NULL, out) on d and returns a promise (+1) settled from out.
@@ -953,8 +1052,8 @@ vow_timeout(vow_promise *VOW_NULLABLE p, double seconds);
  * cancelled first, the dispatcher dropped the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_dispatch(vow_dispatcher *VOW_NULLABLE d, vow_on_value VOW_NULLABLE fn, void *VOW_NULLABLE ctx,
-             void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_dispatch(vow_dispatcher *VOW_NONNULL d, vow_on_value VOW_NONNULL fn, void *VOW_NULLABLE ctx,
+             void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2);
 
 /* ======================================================================
  * Unhandled errors and cancellation
@@ -968,14 +1067,77 @@ typedef void (*vow_unhandled_handler)(void *VOW_NULLABLE ctx, const vow_error *V
  * each rejection nobody handled, when the last reference to the rejected
  * promise at the end of a chain goes away. It runs on no particular thread
  * (possibly inside that release), never under a library lock. NULL h
- * restores the default, which writes one line to stderr and says nothing
- * for cancellations (destroy then runs at once). The previous handler's
+ * restores the default (destroy then runs at once), which says nothing for
+ * cancellations and writes exactly one line per error to stderr, in one
+ * write: `vow: unhandled error: DOMAIN CODE: MESSAGE` (a Swift error:
+ * `Type: description`), with control characters escaped (\n, \r, \t, a
+ * backslash as \\, other bytes below 0x20 and DEL as \xNN) and the text cut
+ * at 1024 bytes of UTF-8, ending in "…" when cut. The previous handler's
  * destroy runs when it is replaced and no call to it is still running.
  * Any thread.
  */
 VOW_EXTERN void
 vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_NULLABLE ctx,
                                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/*
+ * Misuse lines. When a call gets something it cannot use, beyond a plain
+ * NULL (answered silently), it answers as for NULL (see "NULL in") and
+ * reports one line, by default to stderr in one write. Every line starts
+ * with "vow: " and the function's name; the lines are:
+ *
+ *   vow: FN: expected a TYPE, got a OTHER
+ *   vow: FN: expected a TYPE, got a released handle
+ *   vow: FN: expected a TYPE, got a pointer that is not a vow handle
+ *       A handle of another kind (a vow_value * where a vow_promise * is
+ *       expected), one whose last reference was released, or a stray
+ *       pointer (detected by a tag the library checks before using a
+ *       handle; a freed handle is caught only while its memory was not
+ *       reused). TYPE is vow_promise, vow_resolver, vow_value, vow_error,
+ *       vow_dispatcher, vow_trampoline or job. FN is the entry point, or
+ *       run(job) for a host dispatcher's run function: a job run or
+ *       dropped twice gets "expected a job, got a released handle".
+ *       The call returns as for NULL.
+ *   vow: FN: count N is too large
+ *       vow_value_bytes, vow_value_list, vow_when, vow_join, vow_race: a
+ *       count with the top bit set, or more than the address space after
+ *       the array holds (N printed as the size_t it was). Returns NULL.
+ *   vow: FN: unknown policy N
+ *       vow_catch_policy, vow_catch_policy_on: a vow_policy that is not one
+ *       of the constants (N printed as a signed int). Returns NULL; destroy
+ *       runs.
+ *   vow: FN: expected the vow_result of a running callback
+ *       vow_result_return, vow_result_throw: a result slot used outside its
+ *       callback (after it returned). Does nothing.
+ *   vow: FN: malformed signature "SIG": PROBLEM
+ *   vow: vow_trampoline_new: signature "SIG": PROBLEM
+ *       vow_then_call, vow_then_call_on, vow_trampoline_new: a signature
+ *       the grammar refuses (too long, unknown code, unbalanced
+ *       parentheses, too many parameters, a return code for a trampoline
+ *       other than v). Returns NULL; destroy runs.
+ *   vow: vow_trampoline_new: libffi could not make a closure (out of memory?)
+ *       libffi refused to allocate executable memory. Returns NULL.
+ *
+ * The text after "FN: " is for people; match on the function name if you
+ * must. Misuse lines are not errors of the promise machinery: nothing is
+ * rejected, and the unhandled-error handler is not called.
+ */
+
+/** Receives one misuse line (borrowed for the call, UTF-8, no newline). */
+typedef void (*vow_misuse_handler)(void *VOW_NULLABLE ctx, const char *VOW_NULLABLE line);
+
+/**
+ * Sets the process-wide misuse handler: each misuse line (see above) goes to
+ * h(ctx, line) instead of stderr, on the thread that made the faulty call,
+ * inside that call, never under a library lock (h may call the library).
+ * To silence the lines, install a handler that does nothing. NULL h
+ * restores the default line on stderr (destroy then runs at once). The
+ * previous handler's destroy runs when it is replaced and no call to it is
+ * still running. Any thread.
+ */
+VOW_EXTERN void
+vow_set_misuse_handler(vow_misuse_handler VOW_NULLABLE h, void *VOW_NULLABLE ctx,
+                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
 
 /**
  * Cancels p: if pending, p is rejected with the cancellation error at once
@@ -1035,8 +1197,9 @@ typedef void (*vow_fnptr)(void);
  * job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_then_call(vow_promise *VOW_NULLABLE p, const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn,
-              void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_then_call(vow_promise *VOW_NONNULL p, const char *VOW_NONNULL signature, vow_fnptr VOW_NONNULL fn,
+              void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2, 3);
 
 /**
  * vow_then_call with fn called on d (retained). NULL d returns NULL. If this
@@ -1047,9 +1210,9 @@ vow_then_call(vow_promise *VOW_NULLABLE p, const char *VOW_NULLABLE signature, v
  * dispatcher dropped the job). Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_then_call_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p,
-                 const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn, void *VOW_NULLABLE ctx,
-                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+vow_then_call_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
+                 const char *VOW_NONNULL signature, vow_fnptr VOW_NONNULL fn, void *VOW_NULLABLE ctx,
+                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2, 3, 4);
 
 /**
  * Makes a real C function pointer with the signature's parameter list (its
@@ -1059,10 +1222,12 @@ vow_then_call_on(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p,
  * POINTER without destroy, V the value retained; NULL s or V give the NULL
  * value); later calls do nothing. Returns the trampoline and *promise_out,
  * both +1. On failure (NULL signature or promise_out, malformed signature,
- * no memory) returns NULL and sets *promise_out to NULL. Any thread.
+ * libffi refusing to allocate a closure's executable memory) returns NULL
+ * and sets *promise_out to NULL. Any thread.
  */
 VOW_EXTERN vow_trampoline *VOW_NULLABLE
-vow_trampoline_new(const char *VOW_NULLABLE signature, vow_promise *VOW_NULLABLE *VOW_NULLABLE promise_out);
+vow_trampoline_new(const char *VOW_NONNULL signature, vow_promise *VOW_NULLABLE *VOW_NONNULL promise_out)
+    VOW_NONNULL_ARGS(1, 2);
 
 /**
  * The function pointer of t, to be cast to the type its signature

@@ -170,7 +170,7 @@ static void timer_fired(void *ctx, const vow_value *value, vow_result *out) {
 
 /* A callback on the loop must not block the loop. vow_wait notices a wait that could
    never end (the awaited callback is queued behind this one, on this same loop) and
-   returns at once with VOW_ERROR_DEADLOCK instead of hanging. */
+   returns at once with VOW_DEADLOCK (and a VOW_ERROR_DEADLOCK error) instead of hanging. */
 static int deadlock_seen;
 static void try_to_block(void *ctx, const vow_value *value, vow_result *out) {
     check_thread(ctx);
@@ -178,7 +178,7 @@ static void try_to_block(void *ctx, const vow_value *value, vow_result *out) {
     vow_promise *queued_behind_me = vow_then(p, NULL, NULL, NULL, NULL);
     vow_error *error = NULL;
     vow_state state = vow_wait(queued_behind_me, 5.0, NULL, &error);
-    deadlock_seen = state == VOW_PENDING && vow_error_code(error) == VOW_ERROR_DEADLOCK;
+    deadlock_seen = state == VOW_DEADLOCK && vow_error_code(error) == VOW_ERROR_DEADLOCK;
     printf("  %s: vow_wait on the loop returned at once: %s\n", (const char *)ctx,
            deadlock_seen ? "VOW_ERROR_DEADLOCK" : "something else");
     vow_error_release(error);

@@ -16,6 +16,8 @@ extern vow_promise *vow_stage_reject_cancellation(void);
 extern int vow_stage_is_cancellation(vow_promise *p);
 extern vow_promise *vow_stage_tuple(void);
 extern int64_t vow_stage_sum_pair(vow_promise *p);
+extern vow_promise *vow_stage_rethrow(vow_promise *p);
+extern vow_promise *vow_stage_swift_string(void);
 
 static void
 add_three(void *ctx, const vow_value *value, vow_result *out)
@@ -270,6 +272,72 @@ test_handles_balance(void)
     CHECK_EQ_INT(wrong, 0);
 }
 
+/* Issue 16, item 6: identity across the boundary, both directions. */
+static void
+test_swift_value_same_handle_each_read(void)
+{
+    vow_promise *s = vow_stage_swift_string();
+    REQUIRE(s != NULL);
+    CHECK_EQ_INT(wait_promise(s, NULL, NULL), VOW_FULFILLED);
+    vow_value *a = vow_promise_value(s);
+    vow_value *b = vow_promise_value(s);
+    CHECK_NOT_NULL(a);
+    CHECK_EQ_PTR(a, b);
+    CHECK_EQ_STR(vow_value_get_string(a), "made in Swift");
+    vow_value *w = NULL;
+    CHECK_EQ_INT(vow_wait(s, 0, &w, NULL), VOW_FULFILLED);
+    CHECK_EQ_PTR(w, a);
+    vow_value_release(w);
+    vow_value_release(b);
+    vow_value_release(a);
+    /* A tuple (a LIST in C): the same LIST handle, and the same item handles, each time. */
+    vow_promise *t = vow_stage_tuple();
+    vow_value *l1 = NULL, *l2 = NULL;
+    CHECK_EQ_INT(wait_promise(t, &l1, NULL), VOW_FULFILLED);
+    l2 = vow_promise_value(t);
+    CHECK_EQ_PTR(l1, l2);
+    CHECK_EQ_PTR(vow_value_at(l1, 1), vow_value_at(l2, 1));
+    vow_value_release(l1);
+    vow_value_release(l2);
+    vow_promise_release(t);
+    vow_promise_release(s);
+}
+
+typedef struct seen_error {
+    const vow_error *error; /* compared only, not kept */
+    atomic_int calls;
+} seen_error;
+
+static void
+note_error(void *ctx, const vow_error *error, vow_result *out)
+{
+    seen_error *seen = ctx;
+    seen->error = error;
+    atomic_fetch_add(&seen->calls, 1);
+    vow_result_return(out, NULL);
+}
+
+static void
+test_c_error_rethrown_in_swift_same_handle(void)
+{
+    vow_error *e = vow_error_new("app", 42, "made in C");
+    vow_promise *p = vow_promise_rejected(e);
+    vow_promise *rethrown = vow_stage_rethrow(p);
+    REQUIRE(rethrown != NULL);
+    seen_error seen = {NULL, 0};
+    vow_promise *next = vow_then(rethrown, NULL, note_error, &seen, NULL);
+    CHECK_EQ_INT(wait_promise(next, NULL, NULL), VOW_FULFILLED);
+    CHECK_EQ_INT(atomic_load(&seen.calls), 1);
+    CHECK_EQ_PTR(seen.error, e); /* the same vow_error, not a copy */
+    vow_error *read = vow_promise_error(rethrown);
+    CHECK_EQ_PTR(read, e);
+    vow_error_release(read);
+    vow_promise_release(next);
+    vow_promise_release(rethrown);
+    vow_promise_release(p);
+    vow_error_release(e);
+}
+
 TEST_MAIN_BEGIN("test_swift_bridge")
     unhandled_counter_install();
     RUN_TEST(test_c_swift_c);
@@ -280,5 +348,7 @@ TEST_MAIN_BEGIN("test_swift_bridge")
     RUN_TEST(test_manifolds);
     RUN_TEST(test_default_dispatcher_is_shared_with_swift);
     RUN_TEST(test_handles_balance);
+    RUN_TEST(test_swift_value_same_handle_each_read);
+    RUN_TEST(test_c_error_rethrown_in_swift_same_handle);
     vow_set_unhandled_error_handler(NULL, NULL, NULL);
 TEST_MAIN_END

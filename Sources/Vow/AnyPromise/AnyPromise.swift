@@ -26,7 +26,7 @@ public struct AnyPromise: Sendable {
     /// A promise already fulfilled with `value` (`nil`: C's NULL value). The value is kept
     /// as it is and shown to C per the bridging table.
     public static func value(_ value: Any?, file: StaticString = #fileID, line: UInt = #line) -> AnyPromise {
-        AnyPromise(core: Core(settledWith: StoredValue(dynamic: value ?? VowValue.sharedNull), rejected: false)
+        AnyPromise(core: Core(settledWith: VowValue.stored(value), rejected: false)
             .made(at: .source(file, line)))
     }
 
@@ -161,7 +161,7 @@ public final class AnyResolver: Sendable {
     /// Fulfils the promise with `value` as it is (`nil`: C's NULL value); a promise or
     /// thenable is not adopted (see `resolve(_:)`).
     public func fulfill(_ value: Any?) {
-        core.settle(StoredValue(dynamic: value ?? VowValue.sharedNull), rejected: false, viaResolver: true)
+        core.settle(VowValue.stored(value), rejected: false, viaResolver: true)
     }
 
     /// Rejects the promise with `error`.

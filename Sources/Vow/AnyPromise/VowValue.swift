@@ -1,4 +1,5 @@
 import CVow
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +12,9 @@ import Glibc
 /// list items). Swift values that C must see are converted with `bridging(_:)`; C values
 /// that Swift must see are converted by `Bridging.unbox` (typed) or `swiftValue()`
 /// (untyped).
+///
+/// Freeing: releasing the last reference to a LIST, PROMISE or ERROR value never recurses
+/// into what it holds, however deep the nesting (`NestedRelease`).
 ///
 /// Ownership: a STRING or BYTES value owns one malloc'd C copy of its contents, made once
 /// in `init`, so `vow_value_get_string` / `_get_bytes` hand out borrowed pointers valid
@@ -45,7 +49,15 @@ final class VowValue: HandleObject, @unchecked Sendable {
         case swift(Any)
     }
 
-    let content: Content
+    /// What the value holds. Never changes while the value is alive: `deinit` alone moves
+    /// a LIST's, PROMISE's or ERROR's content out, to free it without recursion (see
+    /// `NestedRelease`).
+    private(set) var content: Content
+
+    /// Set once a walk of `reaches(_:)` found that everything this value holds is settled
+    /// for good (no pending promise anywhere inside): such a value can never close a cycle,
+    /// so later walks stop here. Only ever goes from false to true.
+    let reachesOnlySettled = Atomic<Bool>(false)
 
     /// True for a PROMISE or THENABLE: the resolution procedure adopts or assimilates it
     /// (every other value fulfils as it is; checked without copying `content`).
@@ -90,6 +102,10 @@ final class VowValue: HandleObject, @unchecked Sendable {
             destroy(pointer)
         case .thenable(_, let object, let destroy?):
             destroy(object)
+        case .list, .promise, .error:
+            // What these hold may hold values again, a million levels deep: handed to a
+            // loop instead of being released here (which would recurse).
+            NestedRelease.dispose(&content)
         default:
             break
         }

@@ -110,7 +110,7 @@ func cCatchPolicy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_
                   at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy"), on_error != nil,
-          let skip = skipsCancellation(policy) else {
+          let skip = skipsCancellation(policy, in: "vow_catch_policy") else {
         context.destroyNow()
         return nil
     }
@@ -181,7 +181,7 @@ func cCatchPolicyOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_poli
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_catch_policy_on"),
           let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy_on"), on_error != nil,
-          let skip = skipsCancellation(policy) else {
+          let skip = skipsCancellation(policy, in: "vow_catch_policy_on") else {
         context.destroyNow()
         return nil
     }
@@ -216,12 +216,13 @@ func cFinallyOn(_ d: OpaquePointer?, _ p: OpaquePointer?,
 }
 
 /// Whether `policy` skips cancellation; nil (with a diagnostic) for an unknown policy.
-private func skipsCancellation(_ policy: vow_policy) -> Bool? {
+private func skipsCancellation(_ policy: vow_policy, in function: StaticString) -> Bool? {
     switch policy {
     case VOW_CATCH_ALL_EXCEPT_CANCELLATION: return true
     case VOW_CATCH_ALL_ERRORS: return false
     default:
-        writeDiagnostic("vow: vow_catch_policy: unknown policy \(Int32(bitPattern: policy.rawValue))")
+        // Printed signed: a C enum is an int, and -1 must read as -1.
+        writeDiagnostic("vow: \(function): unknown policy \(Int32(bitPattern: policy.rawValue))")
         return nil
     }
 }

@@ -5,9 +5,12 @@ import CVow
 // keeps its handle (a value that came from C is the same handle) and every rejection of a
 // `vow_join` is an ERROR value around the same error handle.
 
-/// The cores of a C array of promises; nil (with a diagnostic for a bad handle) for a NULL
-/// array with n > 0 or a NULL / invalid element.
+/// The cores of a C array of promises; nil (with a diagnostic for a bad handle or a count
+/// too large) for a NULL array with n > 0, a NULL / invalid element or a count that does
+/// not fit (see `validCount`).
 private func cores(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, in function: StaticString) -> [Core]? {
+    guard validCount(n, stride: MemoryLayout<OpaquePointer?>.stride, base: UnsafeRawPointer(ps),
+                     in: function) else { return nil }
     guard n > 0 else { return [] }
     guard let ps else { return nil }
     var cores: [Core] = []

@@ -1,5 +1,9 @@
 import CVow
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // Dispatchers (vow.h, "Dispatchers"). A `vow_dispatcher *` is either a `HostDispatcher`
 // (made by `vow_dispatcher_new`: the host's loop) or a `DispatcherHandle` (a Swift
 // dispatcher shown to C: the three built-ins, or any other).
@@ -215,7 +219,9 @@ public func vow_dispatcher_new(_ submit: (@convention(c) (UnsafeMutableRawPointe
 
 @c @implementation
 public func vow_dispatcher_default() -> OpaquePointer? {
-    DispatcherHandle.forCurrentDefault().borrowedHandle
+    let current = DispatcherHandle.forCurrentDefault()
+    DefaultHold.replace(with: current)
+    return current.borrowedHandle
 }
 
 @c @implementation
@@ -249,6 +255,9 @@ public func vow_dispatcher_release(_ d: OpaquePointer?) {
 
 @c @implementation
 public func vow_set_default_dispatcher(_ d: OpaquePointer?) {
+    // This thread no longer uses what vow_dispatcher_default handed it (dropped after the
+    // switch, so a host dispatcher's destroy can run once nothing else holds it).
+    defer { DefaultHold.replace(with: nil) }
     guard let d else {
         Dispatchers.setDefault(nil)
         return
@@ -264,3 +273,29 @@ public func vow_set_default_dispatcher(_ d: OpaquePointer?) {
         break
     }
 }
+
+/// What makes `vow_dispatcher_default()`'s borrowed answer safe: each thread holds (+1)
+/// the dispatcher it was last handed, until it asks again, sets the default, or ends. So
+/// a `vow_set_default_dispatcher` on another thread, which drops the setting's reference,
+/// cannot free a dispatcher this thread is still passing to `vow_then_on` or retaining.
+/// Built-ins live as long as the process and are not held. Only its own thread touches a
+/// thread's slot (a pthread key whose destructor releases the hold when the thread ends).
+private enum DefaultHold {
+    static func replace(with object: HandleObject?) {
+        let held: HandleObject?
+        if let handle = object as? DispatcherHandle, handle.isBuiltIn { held = nil } else { held = object }
+        let previous = pthread_getspecific(defaultHoldKey)
+        if previous == nil, held == nil { return }
+        pthread_setspecific(defaultHoldKey, held.map { Unmanaged.passRetained($0).toOpaque() })
+        if let previous { Unmanaged<HandleObject>.fromOpaque(previous).release() }
+    }
+}
+
+private let defaultHoldKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let rc = pthread_key_create(&key) { raw in
+        if let raw { Unmanaged<HandleObject>.fromOpaque(raw).release() }
+    }
+    precondition(rc == 0, "vow: pthread_key_create failed (\(rc))")
+    return key
+}()

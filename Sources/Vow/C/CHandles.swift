@@ -87,10 +87,6 @@ func reportWrongHandle(found: UInt32, expected: HandleTag, in function: StaticSt
     writeDiagnostic("vow: \(function): expected a \(expected.typeName), got \(got)")
 }
 
-/// Writes one line of diagnostics to standard error (see `writeLine`).
-func writeDiagnostic(_ line: String) {
-    writeLine(line)
-}
 
 // MARK: Handing objects to C
 

@@ -173,6 +173,9 @@ extension Core {
         case .returned(let value):
             if value.needsProcedure {
                 resolve(value, as: value.resolution)
+            } else if value.reaches(self) {
+                // A LIST (or ERROR) that holds this very promise: a cycle never freed.
+                reject(EngineError.cycle)
             } else {
                 fulfil(value)
             }

@@ -102,6 +102,13 @@ public func vow_resolver_reject(_ r: OpaquePointer?, _ e: OpaquePointer?) -> Int
 }
 
 @c @implementation
+public func vow_resolver_is_used(_ r: OpaquePointer?) -> Bool {
+    guard let resolver = resolverHandle(r, in: "vow_resolver_is_used") else { return false }
+    return resolver.isUsed
+}
+
+/// Vow 0.1's name for `vow_resolver_is_used` (deprecated in the header).
+@c @implementation
 public func vow_resolver_is_settled(_ r: OpaquePointer?) -> Bool {
     guard let resolver = resolverHandle(r, in: "vow_resolver_is_settled") else { return false }
     return resolver.isUsed

@@ -19,9 +19,11 @@ class CResolver: HandleObject, @unchecked Sendable {
         super.init(tag: .resolver)
     }
 
-    /// `vow_resolver_fulfill`: false if the resolver was already used.
+    /// `vow_resolver_fulfill`: false if the resolver was already used. A value that holds
+    /// this resolver's own promise (`VowValue.reaches`) rejects it with the cycle error.
     func fulfill(_ value: VowValue) -> Bool {
-        Unmanaged.passUnretained(core)._withUnsafeGuaranteedRef { $0.fulfilFromResolver(value) }
+        if value.reaches(core) { return core.rejectFromResolver(EngineError.cycle) }
+        return Unmanaged.passUnretained(core)._withUnsafeGuaranteedRef { $0.fulfilFromResolver(value) }
     }
 
     /// `vow_resolver_reject`: false if the resolver was already used.
@@ -31,11 +33,11 @@ class CResolver: HandleObject, @unchecked Sendable {
 
     /// `vow_resolver_resolve`: the resolution procedure; false if already used.
     func resolve(_ value: VowValue) -> Bool {
-        guard value.needsProcedure else { return core.fulfilFromResolver(value) }
+        guard value.needsProcedure else { return fulfill(value) }
         return core.resolveFromResolver(value, as: value.resolution)
     }
 
-    /// `vow_resolver_is_settled`.
+    /// `vow_resolver_is_used` (and its 0.1 name, `vow_resolver_is_settled`).
     var isUsed: Bool {
         core.isResolverUsed
     }
@@ -77,7 +79,11 @@ final class OnceResolver: CResolver, @unchecked Sendable {
     override func fulfill(_ value: VowValue) -> Bool {
         guard once.claim() else { return false }
         // A plain value fulfils as it is: a PROMISE or THENABLE must not be adopted here.
-        core.fulfil(value)
+        if value.reaches(core) {
+            core.reject(EngineError.cycle)
+        } else {
+            core.fulfil(value)
+        }
         return true
     }
 

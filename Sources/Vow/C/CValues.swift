@@ -30,6 +30,7 @@ public func vow_value_string(_ utf8: UnsafePointer<CChar>?) -> OpaquePointer? {
 
 @c @implementation
 public func vow_value_bytes(_ bytes: UnsafeRawPointer?, _ n: Int) -> OpaquePointer? {
+    guard validCount(n, stride: 1, base: bytes, in: "vow_value_bytes") else { return nil }
     guard n > 0 else { return VowValue(.bytes([])).retainedHandle }
     guard let bytes else { return nil }
     let copy = [UInt8](UnsafeRawBufferPointer(start: bytes, count: n))
@@ -43,6 +44,8 @@ public func vow_value_pointer(_ p: UnsafeMutableRawPointer?, _ destroy: (@conven
 
 @c @implementation
 public func vow_value_list(_ items: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    guard validCount(n, stride: MemoryLayout<OpaquePointer?>.stride, base: UnsafeRawPointer(items),
+                     in: "vow_value_list") else { return nil }
     guard n > 0 else { return VowValue(.list([])).retainedHandle }
     guard let items else { return nil }
     var values: [VowValue] = []

@@ -10,8 +10,10 @@ public func vow_wait(_ p: OpaquePointer?, _ timeout_seconds: Double,
     error_out?.pointee = nil
     guard let core = promiseHandle(p, in: "vow_wait") else { return VOW_STATE_INVALID }
     if core.wouldDeadlock() {
+        // Its own answer, so code that checks the state alone cannot take it for a
+        // time-out and wait again forever.
         error_out?.pointee = VowErrorBox.boxing(EngineError.deadlock).retainedHandle
-        return VOW_PENDING
+        return VOW_DEADLOCK
     }
     guard core.waitUntilSettled(timeout: waitLimit(timeout_seconds, in: "vow_wait")) else { return VOW_PENDING }
     if core.isRejected {

@@ -46,7 +46,30 @@ check "clang++ c++17" clang++ -std=c++17 $warn -fsyntax-only -I"$root/include" "
 # The debug-mode site macros (vow.h, "Debug mode") in both languages.
 check "gcc c99 VOW_DEBUG_SITES"       gcc     -std=c99   $warn -DVOW_DEBUG_SITES -fsyntax-only -I"$root/include" "$here/header_c.c"
 check "clang++ c++17 VOW_DEBUG_SITES" clang++ -std=c++17 $warn -DVOW_DEBUG_SITES -fsyntax-only -I"$root/include" "$here/header_cpp.cpp"
+# Arrays of plain handles need no cast (C11 and C++).
+check "gcc c11 arrays"       gcc     -std=c11   $warn -fsyntax-only -I"$root/include" "$here/arrays_c.c"
+check "clang c11 arrays"     clang   -std=c11   $warn -fsyntax-only -I"$root/include" "$here/arrays_c.c"
+check "gcc c17 arrays"       gcc     -std=c17   $warn -fsyntax-only -I"$root/include" "$here/arrays_c.c"
+check "g++ c++17 arrays"     g++     -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/arrays_cpp.cpp"
+check "clang++ c++17 arrays" clang++ -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/arrays_cpp.cpp"
 }
+
+# VOW_NONNULL: a literal NULL there is a compile-time error under -Werror=nonnull with gcc
+# and clang, and none with VOW_NO_NONNULL (code that tests the run-time answer).
+for cc in gcc clang; do
+    for case in 1 2 3 4; do
+        if "$cc" -std=c11 -Wall -Werror=nonnull -fsyntax-only -DNONNULL_CASE="$case" -I"$root/include" \
+            "$here/nonnull_c.c" 2>/dev/null; then
+            echo "header: $cc nonnull case $case FAILED: a NULL argument compiled without a warning" >&2
+            failed=1
+        else
+            echo "header: $cc nonnull case $case refused ok"
+        fi
+        # shellcheck disable=SC2086
+        check "$cc nonnull case $case with VOW_NO_NONNULL" \
+            "$cc" -std=c11 $warn -fsyntax-only -DVOW_NO_NONNULL -DNONNULL_CASE="$case" -I"$root/include" "$here/nonnull_c.c"
+    done
+done
 
 # Nullability completeness: the header silences the warning for its users,
 # so check a copy without that line, with the warning made an error.

@@ -26,7 +26,7 @@ static int call_then(void *object, void *method, vow_resolver *resolver, vow_err
     (void)object;
     (void)method;
     (void)error;
-    return vow_resolver_resolve(resolver, 0);
+    return vow_resolver_resolve(resolver, vow_value_null());
 }
 
 static const vow_thenable_class thenable_class = { get_then, call_then, 0 };

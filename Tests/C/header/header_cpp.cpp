@@ -28,7 +28,7 @@ int get_then(void *, void **method, vow_error **)
 
 int call_then(void *, void *, vow_resolver *resolver, vow_error **)
 {
-    return vow_resolver_resolve(resolver, nullptr);
+    return vow_resolver_resolve(resolver, vow_value_null());
 }
 
 const vow_thenable_class thenable_class = { get_then, call_then, nullptr };

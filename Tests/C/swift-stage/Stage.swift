@@ -123,3 +123,20 @@ public func vow_stage_sum_pair(_ handle: OpaquePointer?) -> Int64 {
         return -1
     }
 }
+
+/// C: `vow_promise *vow_stage_rethrow(vow_promise *p)`: p (an Int promise) with every error
+/// caught in Swift and thrown again as it was caught (issue 16, item 6: a C error that
+/// crosses Swift this way must reach C's next callback as the same `vow_error` handle).
+@_cdecl("vow_stage_rethrow")
+public func vow_stage_rethrow(_ handle: OpaquePointer?) -> OpaquePointer? {
+    guard let promise = typed(handle, as: Int.self) else { return nil }
+    let rethrown: Promise<Int> = promise.recover(on: .background) { (error: any Error) throws -> Int in throw error }
+    return AnyPromise(rethrown).unsafeRetainedHandle()
+}
+
+/// C: `vow_promise *vow_stage_swift_string(void)`: fulfilled from Swift with a String (no C
+/// form until C reads it).
+@_cdecl("vow_stage_swift_string")
+public func vow_stage_swift_string() -> OpaquePointer {
+    AnyPromise(Promise<String>.value("made in Swift")).unsafeRetainedHandle()
+}

@@ -31,7 +31,7 @@ extension BridgingTests {
             let race = [slow, fast].withUnsafeBufferPointer { vow_race($0.baseAddress, $0.count) }
             #expect(intValue(of: race) == 1)
             #expect(eventually { vow_promise_state(slow) == VOW_REJECTED })
-            #expect(vow_resolver_is_settled(slowResolver))
+            #expect(vow_resolver_is_used(slowResolver))
             vow_resolver_release(slowResolver)
             [slow, fast, race].forEach { vow_promise_release($0) }
         }

@@ -12,11 +12,11 @@ extension BridgingTests {
             let promise = vow_promise_pending(&resolver)
             let one = vow_value_int(1), two = vow_value_int(2)
             let cError = vow_error_new("e", 1, "m")
-            #expect(!vow_resolver_is_settled(resolver))
+            #expect(!vow_resolver_is_used(resolver))
             #expect(vow_resolver_fulfill(resolver, one) == VOW_OK.rawValue)
             // The state changed before the call returned.
             #expect(vow_promise_state(promise) == VOW_FULFILLED)
-            #expect(vow_resolver_is_settled(resolver))
+            #expect(vow_resolver_is_used(resolver))
             #expect(vow_resolver_fulfill(resolver, two) == VOW_EALREADY.rawValue)
             #expect(vow_resolver_reject(resolver, cError) == VOW_EALREADY.rawValue)
             #expect(vow_resolver_resolve(resolver, two) == VOW_EALREADY.rawValue)
@@ -58,7 +58,7 @@ extension BridgingTests {
             #expect(vow_resolver_resolve(outer, carried) == VOW_OK.rawValue)
             // Used up though still pending.
             #expect(vow_promise_state(outerPromise) == VOW_PENDING)
-            #expect(vow_resolver_is_settled(outer))
+            #expect(vow_resolver_is_used(outer))
             let other = vow_value_int(0)
             #expect(vow_resolver_fulfill(outer, other) == VOW_EALREADY.rawValue)
             vow_resolver_release(outer)

@@ -235,7 +235,7 @@ extension BridgingTests {
                                            BridgingTests.trackerDestroy) == VOW_OK.rawValue)
             #expect(eventually { late.calls == 1 })
             #expect(late.destroyedOnce())
-            #expect(vow_resolver_is_settled(resolver))
+            #expect(vow_resolver_is_used(resolver))
             vow_promise_release(promise)
             vow_resolver_release(resolver)
 

@@ -85,6 +85,7 @@ extension BridgingTests {
             #expect(vow_promise_fulfilled(nil) == nil)
             #expect(vow_promise_rejected(nil) == nil)
             #expect(vow_resolver_resolve(nil, nil) == VOW_EINVAL.rawValue)
+            #expect(!vow_resolver_is_used(nil))
             #expect(!vow_resolver_is_settled(nil))
             #expect(vow_wait(nil, 0, nil, nil) == VOW_STATE_INVALID)
             #expect(vow_timeout(nil, 1) == nil)

@@ -197,11 +197,11 @@ extension BridgingTests {
             vow_value_release(value)
             #expect(eventually { host.keptResolver != nil })
             let resolver = host.keptResolver
-            #expect(!vow_resolver_is_settled(resolver))
+            #expect(!vow_resolver_is_used(resolver))
             #expect(vow_promise_state(promise) == VOW_PENDING)
             let late = vow_value_int(12)
             #expect(vow_resolver_fulfill(resolver, late) == VOW_OK.rawValue)
-            #expect(vow_resolver_is_settled(resolver))
+            #expect(vow_resolver_is_used(resolver))
             #expect(vow_resolver_fulfill(resolver, late) == VOW_EALREADY.rawValue)
             let waited = waitC(promise)
             #expect(waited.value == late)
@@ -222,7 +222,7 @@ extension BridgingTests {
             vow_cancel(cancellable)
             #expect(eventually { tracker.calls == 1 })
             #expect(tracker.destroyedOnce())
-            #expect(vow_resolver_is_settled(second.keptResolver))
+            #expect(vow_resolver_is_used(second.keptResolver))
             vow_resolver_release(second.keptResolver)
             vow_promise_release(cancellable)
         }

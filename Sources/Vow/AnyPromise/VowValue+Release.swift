@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Frees nested values with a loop instead of a recursion.
+///
+/// A LIST holds values, a PROMISE value holds a promise that may be fulfilled with a
+/// PROMISE value, an ERROR value holds an error whose payload may be an ERROR value: a C
+/// program (or `vow_when` over `vow_when` results) can nest them a million levels deep.
+/// Released the plain way, each level's `deinit` would release the next level from inside
+/// itself, one stack frame group per level, and overflow the stack.
+///
+/// Instead a value's `deinit` hands its content to `dispose(_:)`. On each thread, the
+/// outermost call drains a list of contents in a loop: dropping one may free values whose
+/// `deinit` calls `dispose` again, which only appends to the list (the thread is already
+/// draining) and returns. So the stack stays flat and everything is freed, in no
+/// particular order, on the thread that dropped the last reference (where a POINTER's or
+/// THENABLE's destroy then runs, as the header says).
+///
+/// The state is per thread (a pthread key, like the engine's `ThreadState`), touched only
+/// by its own thread; it costs one lookup per LIST, PROMISE or ERROR value freed.
+final class NestedRelease {
+    /// True while this thread's outermost `dispose` drains `pending`.
+    private var draining = false
+    /// Contents waiting to be dropped by the draining loop.
+    private var pending: [VowValue.Content] = []
+
+    /// Takes `content` (leaving `.null`) and drops it, and everything it frees, without
+    /// recursion.
+    static func dispose(_ content: inout VowValue.Content) {
+        var taken = VowValue.Content.null
+        swap(&taken, &content)
+        let state = current
+        if state.draining {
+            state.pending.append(taken)
+            return
+        }
+        state.draining = true
+        var batch = [taken]
+        taken = .null
+        while !batch.isEmpty {
+            batch.removeAll()  // runs deinits that append to `state.pending`
+            swap(&batch, &state.pending)
+        }
+        state.draining = false
+    }
+
+    /// This thread's state, made on first use; the thread keeps it (unretained here).
+    private static var current: NestedRelease {
+        if let raw = pthread_getspecific(nestedReleaseKey) {
+            return Unmanaged<NestedRelease>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let state = NestedRelease()
+        pthread_setspecific(nestedReleaseKey, Unmanaged.passRetained(state).toOpaque())
+        return state
+    }
+}
+
+/// Frees a thread's `NestedRelease` when the thread ends.
+private let nestedReleaseKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let rc = pthread_key_create(&key) { raw in
+        if let raw { Unmanaged<NestedRelease>.fromOpaque(raw).release() }
+    }
+    precondition(rc == 0, "vow: pthread_key_create failed (\(rc))")
+    return key
+}()
+
+extension VowValue {
+    /// How the untyped face stores a value it fulfils a promise with, as it is (`nil`: the
+    /// NULL value). An `AnyPromise` is stored as a PROMISE value (the form C sees it in,
+    /// read back in Swift as the same `AnyPromise`), so a promise fulfilled with a promise
+    /// fulfilled with a promise ... is freed without recursion too; anything else is
+    /// stored as its dynamic type.
+    static func stored(_ value: Any?) -> StoredValue {
+        guard let value else { return StoredValue(VowValue.sharedNull) }
+        if let promise = value as? AnyPromise { return StoredValue(VowValue(.promise(promise.core))) }
+        return StoredValue(dynamic: value)
+    }
+}
+
+extension VowValue {
+    /// True if this value holds `target`: as a PROMISE value, inside a LIST, in an ERROR
+    /// value's payload, or inside the value (or rejection payload) of a settled promise it
+    /// holds, at any depth. Fulfilling `target` with such a value would make a cycle (the
+    /// promise holds the value, the value holds the promise) that is never freed, so the
+    /// resolvers reject it with the cycle error instead.
+    ///
+    /// A loop over an explicit stack, each value and promise visited once; nothing to do
+    /// for scalars. A walk that meets no pending promise marks the value
+    /// `reachesOnlySettled` (what is settled never changes), so fulfilling promise after
+    /// promise with values that hold the previous one costs one step each, not a walk
+    /// down the whole nest.
+    func reaches(_ target: Core) -> Bool {
+        switch content {
+        case .list, .promise, .error: break
+        default: return false
+        }
+        if reachesOnlySettled.load(ordering: .relaxed) { return false }
+        var stack: [VowValue] = [self]
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
+        var metPending = false
+        func visit(_ value: VowValue?) {
+            guard let value, !value.reachesOnlySettled.load(ordering: .relaxed),
+                  seen.insert(ObjectIdentifier(value)).inserted else { return }
+            stack.append(value)
+        }
+        while let value = stack.popLast() {
+            switch value.content {
+            case .list(let items):
+                for item in items {
+                    switch item.content {
+                    case .list, .promise, .error: visit(item)
+                    default: break
+                    }
+                }
+            case .promise(let core):
+                if core === target { return true }
+                guard seen.insert(ObjectIdentifier(core)).inserted else { continue }
+                if core.isPending {
+                    metPending = true
+                } else if let held = core.heldObject(VowValue.self) {
+                    visit(held.takeUnretainedValue())
+                } else if core.isRejected, let box = core.error as? VowErrorBox {
+                    visit(box.payload)
+                }
+            case .error(let box):
+                visit(box.payload)
+            default:
+                break
+            }
+        }
+        if !metPending { reachesOnlySettled.store(true, ordering: .relaxed) }
+        return false
+    }
+}
