@@ -31,12 +31,7 @@ import Glibc
     /// alive).
     @inline(__always)
     static func withCurrent<R>(_ body: (ThreadState) throws -> R) rethrows -> R {
-        if let raw = pthread_getspecific(threadStateKey) {
-            return try Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
-        }
-        let state = ThreadState()
-        pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
-        return try body(state)
+        try threadStateSlot.object { ThreadState() }._withUnsafeGuaranteedRef(body)
     }
 
     /// Drops `handlers` (and everything they hold) without recursion: when dropping one
@@ -69,11 +64,5 @@ import Glibc
     }
 }
 
-private let threadStateKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let rc = pthread_key_create(&key) { raw in
-        if let raw { Unmanaged<ThreadState>.fromOpaque(raw).release() }
-    }
-    precondition(rc == 0, "vow: pthread_key_create failed (\(rc))")
-    return key
-}()
+/// Each thread's `ThreadState`.
+private let threadStateSlot = ThreadSlot()

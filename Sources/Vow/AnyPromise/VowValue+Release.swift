@@ -47,24 +47,12 @@ final class NestedRelease {
 
     /// This thread's state, made on first use; the thread keeps it (unretained here).
     private static var current: NestedRelease {
-        if let raw = pthread_getspecific(nestedReleaseKey) {
-            return Unmanaged<NestedRelease>.fromOpaque(raw).takeUnretainedValue()
-        }
-        let state = NestedRelease()
-        pthread_setspecific(nestedReleaseKey, Unmanaged.passRetained(state).toOpaque())
-        return state
+        nestedReleaseSlot.object { NestedRelease() }.takeUnretainedValue()
     }
 }
 
-/// Frees a thread's `NestedRelease` when the thread ends.
-private let nestedReleaseKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let rc = pthread_key_create(&key) { raw in
-        if let raw { Unmanaged<NestedRelease>.fromOpaque(raw).release() }
-    }
-    precondition(rc == 0, "vow: pthread_key_create failed (\(rc))")
-    return key
-}()
+/// Each thread's `NestedRelease`, freed when the thread ends.
+private let nestedReleaseSlot = ThreadSlot()
 
 extension VowValue {
     /// How the untyped face stores a value it fulfils a promise with, as it is (`nil`: the

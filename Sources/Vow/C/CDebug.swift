@@ -42,7 +42,7 @@ public func vow_unhandled_chain_site() -> UnsafePointer<CChar>? {
 
 /// The sites of the report a C unhandled-error handler is running on this thread, for
 /// `vow_unhandled_site` and `vow_unhandled_chain_site`: set around the handler call
-/// (`CUnhandledHandler.report`), restored after it (a handler may release a promise whose
+/// (`CInstalledCallback.report`), restored after it (a handler may release a promise whose
 /// own report runs inside it). The strings live on the reporting thread's stack for the
 /// length of the call.
 enum CUnhandledSites {

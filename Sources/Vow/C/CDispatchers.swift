@@ -284,18 +284,9 @@ private enum DefaultHold {
     static func replace(with object: HandleObject?) {
         let held: HandleObject?
         if let handle = object as? DispatcherHandle, handle.isBuiltIn { held = nil } else { held = object }
-        let previous = pthread_getspecific(defaultHoldKey)
-        if previous == nil, held == nil { return }
-        pthread_setspecific(defaultHoldKey, held.map { Unmanaged.passRetained($0).toOpaque() })
-        if let previous { Unmanaged<HandleObject>.fromOpaque(previous).release() }
+        slot.replace(with: held)
     }
-}
 
-private let defaultHoldKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let rc = pthread_key_create(&key) { raw in
-        if let raw { Unmanaged<HandleObject>.fromOpaque(raw).release() }
-    }
-    precondition(rc == 0, "vow: pthread_key_create failed (\(rc))")
-    return key
-}()
+    /// Each thread's hold.
+    private static let slot = ThreadSlot()
+}

@@ -134,6 +134,21 @@ final class CCallback: @unchecked Sendable {
     deinit { destroy?(ctx) }
 }
 
+/// A process-wide C handler a program installed (the unhandled-error handler, the misuse
+/// handler): its function pointer with its `ctx` and `destroy`. The setting holds it;
+/// when it is replaced and no report still runs it, its last reference goes and
+/// `destroy(ctx)` runs (CCallback's deinit).
+final class CInstalledCallback<Function>: @unchecked Sendable {
+    // @unchecked: immutable; the host vouches that `ctx` may be used from any thread.
+    let function: Function
+    let callback: CCallback
+
+    init(_ function: Function, _ callback: CCallback) {
+        self.function = function
+        self.callback = callback
+    }
+}
+
 /// The outcome slot behind a `vow_result *`: lives on the stack of the job that runs the
 /// callback, valid only during the call. `vow_result_return` / `_throw` fill it (the value
 /// or error retained; setting again releases the earlier one).

@@ -6,24 +6,10 @@ import CVow
 // each goes to standard error in one write; `vow_set_misuse_handler` routes or silences
 // them.
 
-/// A C misuse handler with its context. The setting holds it; when it is replaced and no
-/// report still runs it, its last reference goes and `destroy(ctx)` runs (CCallback's
-/// deinit).
-private final class CMisuseHandler: @unchecked Sendable {
-    // @unchecked: immutable; the host vouches that `ctx` may be used from any thread.
-    let handler: vow_misuse_handler
-    let callback: CCallback
-
-    init(_ handler: vow_misuse_handler, _ callback: CCallback) {
-        self.handler = handler
-        self.callback = callback
-    }
-}
-
 /// The handler set through C (nil: the default line on standard error). Read under its
 /// lock, which copies (retains) the reference before unlocking, so a replacement on
 /// another thread cannot free a handler while a report runs it.
-private let misuseSetting = Locked<CMisuseHandler?>(nil)
+private let misuseSetting = Locked<CInstalledCallback<vow_misuse_handler>?>(nil)
 
 /// Reports one misuse line: to the C handler if one is set (on the calling thread, inside
 /// the call that was misused, never under a library lock), else to standard error.
@@ -32,7 +18,7 @@ func writeDiagnostic(_ line: String) {
         writeLine(line)
         return
     }
-    line.withCString { text in current.handler(current.callback.ctx, text) }
+    line.withCString { text in current.function(current.callback.ctx, text) }
 }
 
 /// Whether `n`, a C `size_t` count of elements of `stride` bytes starting at `base`, is
@@ -54,8 +40,8 @@ func validCount(_ n: Int, stride: Int, base: UnsafeRawPointer?, in function: Sta
 public func vow_set_misuse_handler(_ h: vow_misuse_handler?, _ ctx: UnsafeMutableRawPointer?,
                                    _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) {
     let callback = CCallback(ctx: ctx, destroy: destroy)
-    let installed = h.map { CMisuseHandler($0, callback) }
-    let previous = misuseSetting.withLock { current -> CMisuseHandler? in
+    let installed = h.map { CInstalledCallback($0, callback) }
+    let previous = misuseSetting.withLock { current -> CInstalledCallback<vow_misuse_handler>? in
         let previous = current
         current = installed
         return previous
