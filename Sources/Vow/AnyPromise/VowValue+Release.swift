@@ -79,12 +79,15 @@ extension VowValue {
     /// `reachesOnlySettled` (what is settled never changes), so fulfilling promise after
     /// promise with values that hold the previous one costs one step each, not a walk
     /// down the whole nest.
+    @inline(__always)
     func reaches(_ target: Core) -> Bool {
-        switch content {
-        case .list, .promise, .error: break
-        default: return false
-        }
-        if reachesOnlySettled.load(ordering: .relaxed) { return false }
+        guard mayHoldPromises, !reachesOnlySettled.load(ordering: .relaxed) else { return false }
+        return walkReaches(target)
+    }
+
+    /// The walk of `reaches(_:)`, for a value that may hold promises.
+    @inline(never)
+    private func walkReaches(_ target: Core) -> Bool {
         var stack: [VowValue] = [self]
         var seen: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
         var metPending = false

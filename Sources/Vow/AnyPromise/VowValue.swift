@@ -52,7 +52,9 @@ final class VowValue: HandleObject, @unchecked Sendable {
     /// What the value holds. Never changes while the value is alive: `deinit` alone moves
     /// a LIST's, PROMISE's or ERROR's content out, to free it without recursion (see
     /// `NestedRelease`).
-    private(set) var content: Content
+    // Unchecked exclusivity: only `deinit` writes it, when no other access can exist, so
+    // the dynamic access checks of a class `var` (two runtime calls per read) buy nothing.
+    @exclusivity(unchecked) private(set) var content: Content
 
     /// Set once a walk of `reaches(_:)` found that everything this value holds is settled
     /// for good (no pending promise anywhere inside): such a value can never close a cycle,
@@ -62,6 +64,11 @@ final class VowValue: HandleObject, @unchecked Sendable {
     /// True for a PROMISE or THENABLE: the resolution procedure adopts or assimilates it
     /// (every other value fulfils as it is; checked without copying `content`).
     let needsProcedure: Bool
+
+    /// True for a LIST, PROMISE or ERROR: what may hold a promise, directly or inside, so
+    /// what `reaches(_:)` must walk (every other kind answers at once, without copying
+    /// `content`).
+    let mayHoldPromises: Bool
 
     /// The C copy of a STRING (NUL-terminated) or BYTES value; nil for other kinds and
     /// for empty bytes.
@@ -73,6 +80,10 @@ final class VowValue: HandleObject, @unchecked Sendable {
         switch content {
         case .promise, .thenable: needsProcedure = true
         default: needsProcedure = false
+        }
+        switch content {
+        case .list, .promise, .error: mayHoldPromises = true
+        default: mayHoldPromises = false
         }
         switch content {
         case .string(let text):
