@@ -33,8 +33,7 @@ public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error:
     cThen(p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_then` and `vow_then_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_then` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cThen(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -56,8 +55,7 @@ public func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vo
     cThenOn(d, p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_then_on` and `vow_then_on_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_then_on` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cThenOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
              _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
@@ -80,8 +78,7 @@ public func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: Uns
     cCatch(p, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_catch` and `vow_catch_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_catch` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cCatch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -102,8 +99,7 @@ public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_err
     cCatchPolicy(p, policy, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_catch_policy` and `vow_catch_policy_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_catch_policy` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cCatchPolicy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
                   _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -125,8 +121,7 @@ public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutabl
     cFinally(p, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_finally` and `vow_finally_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_finally` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cFinally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
               _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -147,8 +142,7 @@ public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: v
     cCatchOn(d, p, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_catch_on` and `vow_catch_on_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_catch_on` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cCatchOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
               _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
@@ -171,8 +165,7 @@ public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ poli
     cCatchPolicyOn(d, p, policy, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_catch_policy_on` and `vow_catch_policy_on_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_catch_policy_on` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cCatchPolicyOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
                     _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
@@ -197,8 +190,7 @@ public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
     cFinallyOn(d, p, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_finally_on` and `vow_finally_on_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_finally_on` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cFinallyOn(_ d: OpaquePointer?, _ p: OpaquePointer?,
                 _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,

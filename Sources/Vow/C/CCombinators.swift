@@ -27,8 +27,7 @@ public func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePo
     cWhen(ps, n, at: .cString(nil, 0))
 }
 
-/// `vow_when` and `vow_when_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_when` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cWhen(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
            at site: Site) -> OpaquePointer? {
@@ -43,8 +42,7 @@ public func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePo
     cJoin(ps, n, at: .cString(nil, 0))
 }
 
-/// `vow_join` and `vow_join_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_join` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cJoin(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
            at site: Site) -> OpaquePointer? {
@@ -59,8 +57,7 @@ public func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePo
     cRace(ps, n, at: .cString(nil, 0))
 }
 
-/// `vow_race` and `vow_race_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_race` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cRace(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
            at site: Site) -> OpaquePointer? {
@@ -74,8 +71,7 @@ public func vow_after(_ seconds: Double) -> OpaquePointer? {
     cAfter(seconds, at: .cString(nil, 0))
 }
 
-/// `vow_after` and `vow_after_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_after` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cAfter(_ seconds: Double,
             at site: Site) -> OpaquePointer? {
@@ -87,8 +83,7 @@ public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer
     cTimeout(p, seconds, at: .cString(nil, 0))
 }
 
-/// `vow_timeout` and `vow_timeout_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_timeout` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cTimeout(_ p: OpaquePointer?, _ seconds: Double,
               at site: Site) -> OpaquePointer? {
@@ -102,8 +97,7 @@ public func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: Unsafe
     cDispatch(d, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_dispatch` and `vow_dispatch_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_dispatch` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cDispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,

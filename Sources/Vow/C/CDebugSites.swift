@@ -3,7 +3,9 @@ import CVow
 // The `_at` variants of every C function that returns a promise (vow.h, "Debug mode"):
 // the same implementation as the plain function (CPromises, CChaining, CCombinators,
 // FFIEntryPoints), given the caller's file and line to record in debug mode. A program
-// compiled with VOW_DEBUG_SITES reaches them through the header's macros.
+// compiled with VOW_DEBUG_SITES reaches them through the header's macros. Each shared
+// implementation is `@inline(__always)`, inlined into both entry points, so the plain one
+// passes its constant site (`C`) for free.
 
 @c @implementation
 public func vow_promise_pending_at(_ file: UnsafePointer<CChar>?, _ line: Int32,

@@ -8,8 +8,7 @@ public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePoint
     cPromisePending(resolver_out, at: .cString(nil, 0))
 }
 
-/// `vow_promise_pending` and `vow_promise_pending_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_promise_pending` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
                      at site: Site) -> OpaquePointer? {
@@ -24,8 +23,7 @@ public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
     cPromiseFulfilled(value, at: .cString(nil, 0))
 }
 
-/// `vow_promise_fulfilled` and `vow_promise_fulfilled_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_promise_fulfilled` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cPromiseFulfilled(_ value: OpaquePointer?,
                        at site: Site) -> OpaquePointer? {
@@ -38,8 +36,7 @@ public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
     cPromiseRejected(error, at: .cString(nil, 0))
 }
 
-/// `vow_promise_rejected` and `vow_promise_rejected_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_promise_rejected` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cPromiseRejected(_ error: OpaquePointer?,
                       at site: Site) -> OpaquePointer? {

@@ -15,8 +15,7 @@ public func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>
     cThenCall(p, signature, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_then_call` and `vow_then_call_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_then_call` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cThenCall(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
                _ ctx: UnsafeMutableRawPointer?,
@@ -32,8 +31,7 @@ public func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signatu
     cThenCallOn(d, p, signature, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
-/// `vow_then_call_on` and `vow_then_call_on_at`: the one implementation, with the site to record.
-/// Inlined into both entry points, so the plain one passes its constant site for free.
+/// `vow_then_call_on` (and its `_at` variant, with the caller's site).
 @inline(__always)
 func cThenCallOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
                  _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
