@@ -208,6 +208,12 @@ if !workloads.isEmpty {
     }
 }
 
+/// The median of the rounds' figures (nil when there are none); for the per-row tables below.
+func median(_ values: [Double]?) -> Double? {
+    guard let values, !values.isEmpty else { return nil }
+    return values.sorted()[values.count / 2]
+}
+
 // Vow's callbacks on a swift-nio loop (VowNIO's EventLoopDispatcher) next to NIO's own
 // future chain on the same loop; both chains are built and run on the loop thread.
 if only == nil || only!.contains(NIODispatcherChain.name) {
@@ -228,10 +234,6 @@ if only == nil || only!.contains(NIODispatcherChain.name) {
                 skipped[side] = error.description
             }
         }
-    }
-    func median(_ values: [Double]?) -> Double? {
-        guard let values, !values.isEmpty else { return nil }
-        return values.sorted()[values.count / 2]
     }
     let unit = callgrindDirectory != nil ? "instructions per link" : "ns per link (median of \(runs))"
     print("\n\(NIODispatcherChain.name): chains of 1,000 links whose callbacks run on one swift-nio loop (built and run on the loop). \(unit); in parentheses, allocations per link.\n")
@@ -275,10 +277,6 @@ if only == nil || only!.contains(AdoptionLoop.name) {
                 skipped[side] = error.description
             }
         }
-    }
-    func median(_ values: [Double]?) -> Double? {
-        guard let values, !values.isEmpty else { return nil }
-        return values.sorted()[values.count / 2]
     }
     let unit = callgrindDirectory != nil ? "instructions per step" : "ns per step (median of \(runs))"
     print("\n\(AdoptionLoop.name): a loop of \(ops) steps, each returning the next step's promise (Vow: `value(k).then { step(k - 1) }`; nio: `makeSucceededFuture(k).flatMap { step($0 - 1) }` on an EmbeddedEventLoop). \(unit); allocations per step; heap bytes the loop holds per step once it reached its last step\(callgrindDirectory != nil ? " (not measured under callgrind)" : "").\n")
