@@ -61,12 +61,12 @@ import Synchronization
 
     /// Where `tag` lives: right after the Swift object header (isa and reference counts,
     /// two words on 64-bit platforms). Checked by a test.
-    @usableFromInline package static let tagOffset = 2 * MemoryLayout<UInt>.size
+    @inlinable package static var tagOffset: Int { 2 * MemoryLayout<UInt>.size }
 
     /// The tag of a released object ("dead").
-    @usableFromInline package static let releasedTag: UInt32 = 0x6461_6564
+    @inlinable package static var releasedTag: UInt32 { 0x6461_6564 }
     /// The tag of continuations that are not promises ("cont").
-    @usableFromInline package static let continuationTag: UInt32 = 0x746e_6f63
+    @inlinable package static var continuationTag: UInt32 { 0x746e_6f63 }
 }
 
 /// A closure to run on a dispatcher: `Dispatcher.dispatch` on the library's own queues,

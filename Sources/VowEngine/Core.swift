@@ -39,7 +39,7 @@ import Synchronization
     @exclusivity(unchecked) @usableFromInline final var valueType: Any.Type = Void.self
 
     /// The tag of a promise object ("prom"), for foreign code that checks a pointer.
-    @usableFromInline package static let promiseTag: UInt32 = 0x6d6f_7270
+    @inlinable package static var promiseTag: UInt32 { 0x6d6f_7270 }
 
     /// A pending promise.
     @inlinable
@@ -124,7 +124,7 @@ import Synchronization
     /// True if the promise is fulfilled with a value of exactly type `T`. (With `load`, the
     /// way generic code reads a value: neither makes an `Optional<T>`, whose metadata
     /// generic code would have to look up on every call.)
-    @inlinable
+    @inlinable @inline(__always)
     package final func holds<T>(_ type: T.Type) -> Bool {
         observedFlags.isFulfilled
             && ObjectIdentifier(valueType) == ObjectIdentifier(T.self)
@@ -139,7 +139,7 @@ import Synchronization
     /// The object the promise is fulfilled with if it is a `T`, unretained: valid while
     /// this promise lives (it holds the object). For faces whose values are objects (C's
     /// values): no retain and release per read.
-    @inlinable
+    @inlinable @inline(__always)
     package final func heldObject<T: AnyObject>(_ type: T.Type) -> Unmanaged<T>? {
         guard holds(T.self) else { return nil }
         return Unmanaged<T>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
@@ -260,7 +260,7 @@ import Synchronization
     }
 
     /// Fulfils the promise with `value` if it is pending.
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     package final func fulfil<T>(_ value: T) -> Bool {
         settle(StoredValue(value), rejected: false)
     }
@@ -330,7 +330,7 @@ import Synchronization
 
     /// Settles through the resolver: fails if settled or if the resolver was used up by
     /// adopting (C: `VOW_EALREADY`).
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     package final func fulfilFromResolver<T>(_ value: T) -> Bool {
         settle(StoredValue(value), rejected: false, viaResolver: true)
     }

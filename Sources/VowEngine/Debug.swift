@@ -108,9 +108,9 @@ import Glibc
 /// The debug-mode setting: one atomic byte, unknown until first read (then the
 /// environment decides), off or on.
 @usableFromInline package enum DebugMode {
-    @usableFromInline static let unknown: UInt8 = 0
-    @usableFromInline static let off: UInt8 = 1
-    @usableFromInline static let on: UInt8 = 2
+    @inlinable static var unknown: UInt8 { 0 }
+    @inlinable static var off: UInt8 { 1 }
+    @inlinable static var on: UInt8 { 2 }
 
     /// True when promises record their sites. One relaxed load and one branch once the
     /// setting is known; the first call reads the environment.

@@ -16,41 +16,41 @@ import Glibc
     @usableFromInline package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// The lock bit (`Core.lock()` / `unlock(_:)`).
-    @usableFromInline package static let locked = Flags(rawValue: 1 << 0)
+    @inlinable package static var locked: Flags { Flags(rawValue: 1 << 0) }
     /// Fulfilled or rejected: the stored value or error never changes again.
-    @usableFromInline package static let settled = Flags(rawValue: 1 << 1)
+    @inlinable package static var settled: Flags { Flags(rawValue: 1 << 1) }
     /// Rejected: the stored value is the error.
-    @usableFromInline package static let rejected = Flags(rawValue: 1 << 2)
+    @inlinable package static var rejected: Flags { Flags(rawValue: 1 << 2) }
     /// Settled by cancellation.
-    @usableFromInline package static let cancelled = Flags(rawValue: 1 << 3)
+    @inlinable package static var cancelled: Flags { Flags(rawValue: 1 << 3) }
     /// A handler was attached at some point: this promise is not the end of a branch.
-    @usableFromInline package static let hadHandlers = Flags(rawValue: 1 << 4)
+    @inlinable package static var hadHandlers: Flags { Flags(rawValue: 1 << 4) }
     /// A waiter saw the rejection (a blocking wait or an await): it counts as handled.
-    @usableFromInline package static let handled = Flags(rawValue: 1 << 5)
+    @inlinable package static var handled: Flags { Flags(rawValue: 1 << 5) }
     /// The resolver was used up by adopting a promise or thenable.
-    @usableFromInline package static let resolverUsed = Flags(rawValue: 1 << 6)
+    @inlinable package static var resolverUsed: Flags { Flags(rawValue: 1 << 6) }
     /// The promise follows its upstream (adoption): it settles as the upstream does, inline.
-    @usableFromInline package static let adopting = Flags(rawValue: 1 << 7)
+    @inlinable package static var adopting: Flags { Flags(rawValue: 1 << 7) }
     /// A link's body was taken: it ran, or was disposed because it never will.
-    @usableFromInline package static let bodyTaken = Flags(rawValue: 1 << 8)
+    @inlinable package static var bodyTaken: Flags { Flags(rawValue: 1 << 8) }
     /// Adoption collapsed: this promise's adopters were handed over to the end of its
     /// upstream's chain, and it is registered nowhere until somebody observes it (it then
     /// rejoins the chain's end; see `Core+Adoption.swift`).
-    @usableFromInline package static let forwarded = Flags(rawValue: 1 << 9)
+    @inlinable package static var forwarded: Flags { Flags(rawValue: 1 << 9) }
     /// A debug record (creation site) is attached in the extras.
-    @usableFromInline package static let debugged = Flags(rawValue: 1 << 10)
+    @inlinable package static var debugged: Flags { Flags(rawValue: 1 << 10) }
     /// A lazy promise whose producer has not started (see `Core+Lazy.swift`).
-    @usableFromInline package static let lazy = Flags(rawValue: 1 << 11)
+    @inlinable package static var lazy: Flags { Flags(rawValue: 1 << 11) }
     /// Bits 12 and 13: how the stored value is kept (`StoredValue.Storage`), once settled.
-    @usableFromInline package static let storageShift: UInt32 = 12
+    @inlinable package static var storageShift: UInt32 { 12 }
 
     /// `settled` and `rejected` (one constant: an option-set array literal costs a static
     /// array on every use).
-    @usableFromInline package static let settledOrRejected = Flags(rawValue: settled.rawValue | rejected.rawValue)
+    @inlinable package static var settledOrRejected: Flags { Flags(rawValue: settled.rawValue | rejected.rawValue) }
     /// `settled` and `forwarded`.
-    @usableFromInline package static let settledOrForwarded = Flags(rawValue: settled.rawValue | forwarded.rawValue)
+    @inlinable package static var settledOrForwarded: Flags { Flags(rawValue: settled.rawValue | forwarded.rawValue) }
     /// `hadHandlers` and `handled`.
-    @usableFromInline package static let handledSomehow = Flags(rawValue: hadHandlers.rawValue | handled.rawValue)
+    @inlinable package static var handledSomehow: Flags { Flags(rawValue: hadHandlers.rawValue | handled.rawValue) }
 
     /// How the stored value is kept (valid once settled).
     @inlinable
