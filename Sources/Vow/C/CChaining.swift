@@ -62,14 +62,14 @@ func cThenOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?
              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
              at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
-    guard let dispatcher = dispatcherHandle(d, in: "vow_then_on"),
-          let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then_on") else {
-        context.destroyNow()
-        return nil
+    let link = withDispatcherHandle(d, in: "vow_then_on", else: nil) { dispatcher -> OpaquePointer? in
+        guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then_on") else { return nil }
+        return source._withUnsafeGuaranteedRef {
+            chainThen($0, on: dispatcher, on_value, on_error, context, skipsCancellation: false, at: site)
+        }
     }
-    return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: dispatcher, on_value, on_error, context, skipsCancellation: false, at: site)
-    }
+    if link == nil { context.destroyNow() }
+    return link
 }
 
 @c @implementation

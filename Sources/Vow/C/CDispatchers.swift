@@ -173,6 +173,23 @@ func dispatcherObject(_ pointer: OpaquePointer?, in function: StaticString) -> C
     return .swift(unsafeDowncast(object, to: DispatcherHandle.self))
 }
 
+/// Runs `body` with the Swift dispatcher behind a `vow_dispatcher *`, borrowed for the call
+/// (the caller's reference keeps it alive: no retain and release per call on the hot
+/// `*_on` entry points); `fallback` for NULL or a handle of another kind.
+@inline(__always)
+func withDispatcherHandle<R>(_ pointer: OpaquePointer?, in function: StaticString,
+                             else fallback: @autoclosure () -> R, _ body: (any Dispatcher) -> R) -> R {
+    guard let unmanaged = unmanagedHandle(pointer, .dispatcher, as: HandleObject.self, in: function) else {
+        return fallback()
+    }
+    return unmanaged._withUnsafeGuaranteedRef { object in
+        if ObjectIdentifier(type(of: object)) == ObjectIdentifier(HostDispatcher.self) {
+            return body(unsafeDowncast(object, to: HostDispatcher.self))
+        }
+        return body(unsafeDowncast(object, to: DispatcherHandle.self).dispatcher)
+    }
+}
+
 /// The Swift dispatcher behind a `vow_dispatcher *` (borrowed), or nil for NULL or a
 /// handle of another kind.
 func dispatcherHandle(_ pointer: OpaquePointer?, in function: StaticString) -> (any Dispatcher)? {
