@@ -220,6 +220,47 @@ noop_on_error(void *ctx, const vow_error *error, vow_result *out)
     (void)out;
 }
 
+/* The resolver of vow_promise_pending lives inside its promise: after its last release
+ * (the promise still held) the handle is refused as released, not used; a resolver where
+ * another kind is expected is named as a resolver. */
+static void
+test_released_resolver_refused(void)
+{
+    line_log log;
+    log_init(&log);
+    vow_set_misuse_handler(log_line, &log, log_destroy);
+    vow_resolver *r = NULL;
+    vow_promise *p = vow_promise_pending(&r);
+    REQUIRE(p != NULL && r != NULL);
+    CHECK((void *)r != (void *)p);
+    CHECK_EQ_INT(vow_value_kind((const vow_value *)r), VOW_KIND_INVALID);
+    CHECK_EQ_STR(last_line(&log), "vow: vow_value_kind: expected a vow_value, got a vow_resolver");
+    CHECK_EQ_INT(vow_promise_state((const vow_promise *)r), VOW_STATE_INVALID);
+    CHECK_EQ_STR(last_line(&log), "vow: vow_promise_state: expected a vow_promise, got a vow_resolver");
+    CHECK_EQ_PTR(vow_resolver_retain(r), r);
+    vow_resolver_release(r);
+    CHECK_EQ_INT(vow_promise_state(p), VOW_PENDING);
+    vow_resolver_release(r); /* the last reference: the promise breaks */
+    CHECK_EQ_INT(vow_promise_state(p), VOW_REJECTED);
+    vow_value *v = vow_value_int(1);
+    CHECK_EQ_INT(vow_resolver_fulfill(r, v), VOW_EINVAL);
+    CHECK_EQ_STR(last_line(&log), "vow: vow_resolver_fulfill: expected a vow_resolver, got a released handle");
+    CHECK_NULL(vow_resolver_retain(r));
+    CHECK_EQ_STR(last_line(&log), "vow: vow_resolver_retain: expected a vow_resolver, got a released handle");
+    vow_resolver_release(r);
+    CHECK_EQ_STR(last_line(&log), "vow: vow_resolver_release: expected a vow_resolver, got a released handle");
+    CHECK_EQ_INT(log.count, 5);
+    CHECK_EQ_INT(vow_promise_state(p), VOW_REJECTED);
+    vow_set_misuse_handler(NULL, NULL, NULL);
+    vow_error *e = NULL;
+    CHECK_EQ_INT(vow_wait(p, 1.0, NULL, &e), VOW_REJECTED); /* seen: not reported unhandled */
+    CHECK(e != NULL && vow_error_code(e) == VOW_ERROR_BROKEN);
+    vow_error_release(e);
+    vow_value_release(v);
+    vow_promise_release(p);
+    log_free(&log);
+}
+
 static void
 test_misuse_lines_routed_and_restored(void)
 {
@@ -496,6 +537,7 @@ TEST_MAIN_BEGIN("test_edges")
     RUN_TEST(test_plain_arrays_accepted);
     RUN_TEST(test_default_unhandled_report_is_one_line);
     RUN_TEST(test_misuse_lines_routed_and_restored);
+    RUN_TEST(test_released_resolver_refused);
     RUN_TEST(test_misuse_lines_silenced);
     RUN_TEST(test_misuse_handler_swap_race);
     RUN_TEST(test_resolver_is_used);

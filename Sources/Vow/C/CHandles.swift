@@ -6,7 +6,7 @@ import Glibc
 
 // Handles are the Swift objects themselves, passed to C with `Unmanaged`:
 // `vow_promise *` is the engine's `Core`, `vow_value *` a `VowValue`, `vow_error *` a `VowErrorBox`,
-// `vow_resolver *` a `CResolver`, `vow_dispatcher *` a `HostDispatcher` or a
+// `vow_resolver *` a `CResolver` or a promise's own resolver (`CResolverRef`), `vow_dispatcher *` a `HostDispatcher` or a
 // `DispatcherHandle`. A +1 handle is `passRetained`, a borrowed one `passUnretained`;
 // `*_retain` / `*_release` are `Unmanaged.retain()` / `.release()`.
 
@@ -69,11 +69,6 @@ func errorHandle(_ pointer: OpaquePointer?, in function: StaticString) -> VowErr
     handle(pointer, .error, as: VowErrorBox.self, in: function)
 }
 
-/// The `CResolver` behind a `vow_resolver *`.
-@inline(__always)
-func resolverHandle(_ pointer: OpaquePointer?, in function: StaticString) -> CResolver? {
-    handle(pointer, .resolver, as: CResolver.self, in: function)
-}
 
 /// Writes the one-line diagnostic for a handle of the wrong kind.
 @inline(never)

@@ -1,7 +1,7 @@
 import CVow
 
 // Promises and resolvers (vow.h, "Promises and resolvers").
-// A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolver`.
+// A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolverRef` (see CResolver.swift).
 
 @c @implementation
 public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
@@ -13,8 +13,9 @@ public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePoint
 func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
                      at site: Site) -> OpaquePointer? {
     guard let resolver_out else { return nil }
-    let core = Core().made(at: site)
-    resolver_out.pointee = PrimaryResolver(core).retainedHandle
+    // One allocation for both: the resolver lives inside its promise (`CResolver`).
+    let core = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue).made(at: site)
+    resolver_out.pointee = OpaquePointer(core.resolverHandle)
     return core.retainedHandle
 }
 
@@ -84,7 +85,7 @@ public func vow_resolver_resolve(_ r: OpaquePointer?, _ x: OpaquePointer?) -> In
 
 @c @implementation
 public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
-    withHandle(r, .resolver, as: CResolver.self, in: "vow_resolver_fulfill", else: VOW_EINVAL.rawValue) { resolver in
+    withResolverHandle(r, in: "vow_resolver_fulfill", else: VOW_EINVAL.rawValue) { resolver in
         withHandle(x, .value, as: VowValue.self, in: "vow_resolver_fulfill", else: VOW_EINVAL.rawValue) { value in
             resolver.fulfill(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
         }
@@ -128,10 +129,12 @@ public func vow_resolver_on_cancel(_ r: OpaquePointer?, _ fn: (@convention(c) (U
 
 @c @implementation
 public func vow_resolver_retain(_ r: OpaquePointer?) -> OpaquePointer? {
-    retainHandle(r, .resolver, in: "vow_resolver_retain")
+    guard let resolver = UnmanagedResolver(r, in: "vow_resolver_retain") else { return nil }
+    resolver.retain()
+    return r
 }
 
 @c @implementation
 public func vow_resolver_release(_ r: OpaquePointer?) {
-    releaseHandle(r, .resolver, in: "vow_resolver_release")
+    UnmanagedResolver(r, in: "vow_resolver_release")?.release()
 }

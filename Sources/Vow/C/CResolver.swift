@@ -1,13 +1,17 @@
-/// The object behind a `vow_resolver *`: the right to settle one pending promise.
+/// What a `vow_resolver *` points at: the right to settle one pending promise. Three kinds:
 ///
-/// Two kinds, both `CResolver`s:
-/// - `PrimaryResolver` (`vow_promise_pending`): settles through the promise's own resolver
-///   state (`Core.fulfilFromResolver`, `resolveFromResolver`), so `VOW_EALREADY` comes
-///   from the engine. Its deinit applies the broken-promise rule
-///   (`Core.breakIfResolverUnused`). One word of its own: a pending C promise stays small.
+/// - The resolver of `vow_promise_pending` lives inside its promise (the engine's
+///   `ResolvableCore`: promise and resolver in one allocation). The handle is an interior
+///   pointer tagged `primaryResolver`; the resolver counts its own references and applies
+///   the broken-promise rule when the last one goes.
+/// - `PrimaryResolver`: the same rights as an object of its own, for a promise the engine
+///   made (a lazy producer's).
 /// - `OnceResolver`, handed to a thenable class's `call_then` (Promises/A+ 2.3.3.3).
 ///
-/// Any thread may use either kind; the engine settles under its own lock.
+/// The first two settle through the promise's own resolver state (`Core.fulfilFromResolver`,
+/// `resolveFromResolver`), so `VOW_EALREADY` comes from the engine. The entry points see
+/// every kind through `CResolverRef`. Any thread may use any kind; the engine settles under
+/// its own lock.
 class CResolver: HandleObject, @unchecked Sendable {
     // @unchecked: immutable after `init`; `Core` is thread-safe.
 
@@ -19,11 +23,9 @@ class CResolver: HandleObject, @unchecked Sendable {
         super.init(tag: .resolver)
     }
 
-    /// `vow_resolver_fulfill`: false if the resolver was already used. A value that holds
-    /// this resolver's own promise (`VowValue.reaches`) rejects it with the cycle error.
+    /// `vow_resolver_fulfill`: false if the resolver was already used.
     func fulfill(_ value: VowValue) -> Bool {
-        if value.reaches(core) { return core.rejectFromResolver(EngineError.cycle) }
-        return Unmanaged.passUnretained(core)._withUnsafeGuaranteedRef { $0.fulfilFromResolver(value) }
+        core.fulfilAsPrimary(value)
     }
 
     /// `vow_resolver_reject`: false if the resolver was already used.
@@ -33,8 +35,7 @@ class CResolver: HandleObject, @unchecked Sendable {
 
     /// `vow_resolver_resolve`: the resolution procedure; false if already used.
     func resolve(_ value: VowValue) -> Bool {
-        guard value.needsProcedure else { return fulfill(value) }
-        return core.resolveFromResolver(value, as: value.resolution)
+        core.resolveAsPrimary(value)
     }
 
     /// `vow_resolver_is_used` (and its 0.1 name, `vow_resolver_is_settled`).
@@ -43,13 +44,142 @@ class CResolver: HandleObject, @unchecked Sendable {
     }
 }
 
-/// The resolver `vow_promise_pending` hands out.
+/// A primary resolver as an object of its own (see `CResolver`).
 final class PrimaryResolver: CResolver, @unchecked Sendable {
     // @unchecked: see `CResolver`.
     deinit {
         // Borrowed: the resolver holds the promise for as long as this runs.
         Unmanaged.passUnretained(core)._withUnsafeGuaranteedRef { $0.breakIfResolverUnused() }
     }
+}
+
+extension Core {
+    /// Fulfils through the promise's own resolver state: false if the resolver was used. A
+    /// value that holds this very promise (`VowValue.reaches`) rejects it with the cycle
+    /// error.
+    @inline(__always)
+    func fulfilAsPrimary(_ value: VowValue) -> Bool {
+        if value.reaches(self) { return rejectFromResolver(EngineError.cycle) }
+        return fulfilFromResolver(value)
+    }
+
+    /// The resolution procedure through the promise's own resolver state.
+    func resolveAsPrimary(_ value: VowValue) -> Bool {
+        guard value.needsProcedure else { return fulfilAsPrimary(value) }
+        return resolveFromResolver(value, as: value.resolution)
+    }
+}
+
+/// A `vow_resolver *`, checked, borrowed from the caller (whose reference keeps it alive).
+enum CResolverRef {
+    /// The resolver inside the promise of `vow_promise_pending`.
+    case inPromise(ResolvableCore)
+    /// A resolver object.
+    case object(CResolver)
+
+    /// The promise the resolver settles.
+    var core: Core {
+        switch self {
+        case .inPromise(let core): return core
+        case .object(let resolver): return resolver.core
+        }
+    }
+
+    /// `vow_resolver_fulfill`: false if the resolver was already used.
+    @inline(__always)
+    func fulfill(_ value: VowValue) -> Bool {
+        switch self {
+        case .inPromise(let core): return core.fulfilAsPrimary(value)
+        case .object(let resolver): return resolver.fulfill(value)
+        }
+    }
+
+    /// `vow_resolver_reject`: false if the resolver was already used.
+    func reject(_ error: VowErrorBox) -> Bool {
+        switch self {
+        case .inPromise(let core): return core.rejectFromResolver(error)
+        case .object(let resolver): return resolver.reject(error)
+        }
+    }
+
+    /// `vow_resolver_resolve`: the resolution procedure; false if already used.
+    func resolve(_ value: VowValue) -> Bool {
+        switch self {
+        case .inPromise(let core): return core.resolveAsPrimary(value)
+        case .object(let resolver): return resolver.resolve(value)
+        }
+    }
+
+    /// `vow_resolver_is_used`.
+    var isUsed: Bool {
+        switch self {
+        case .inPromise(let core): return core.isResolverUsed
+        case .object(let resolver): return resolver.isUsed
+        }
+    }
+}
+
+/// A `vow_resolver *` checked and decoded, nothing retained.
+enum UnmanagedResolver {
+    case inPromise(Unmanaged<ResolvableCore>)
+    case object(Unmanaged<CResolver>)
+
+    /// Checks that `pointer` is a live resolver handle of either form; NULL is nil
+    /// silently, anything else nil with the diagnostic of `handle(_:_:as:in:)`.
+    @inline(__always)
+    init?(_ pointer: OpaquePointer?, in function: StaticString) {
+        guard let pointer else { return nil }
+        let raw = UnsafeRawPointer(pointer)
+        let found = raw.load(fromByteOffset: handleTagOffset, as: UInt32.self)
+        if found == HandleTag.primaryResolver.rawValue {
+            self = .inPromise(ResolvableCore.promise(fromResolverHandle: raw))
+        } else if found == HandleTag.resolver.rawValue {
+            self = .object(Unmanaged.fromOpaque(raw))
+        } else {
+            reportWrongHandle(found: found, expected: .resolver, in: function)
+            return nil
+        }
+    }
+
+    /// Runs `body` with the resolver borrowed.
+    @inline(__always)
+    func withBorrowed<R>(_ body: (CResolverRef) -> R) -> R {
+        switch self {
+        case .inPromise(let core): return core._withUnsafeGuaranteedRef { body(.inPromise($0)) }
+        case .object(let resolver): return resolver._withUnsafeGuaranteedRef { body(.object($0)) }
+        }
+    }
+
+    /// `vow_resolver_retain`.
+    func retain() {
+        switch self {
+        case .inPromise(let core): core._withUnsafeGuaranteedRef { $0.retainResolver() }
+        case .object(let resolver): _ = resolver.retain()
+        }
+    }
+
+    /// `vow_resolver_release`: the last release of a primary resolver applies the
+    /// broken-promise rule.
+    func release() {
+        switch self {
+        case .inPromise(let core): ResolvableCore.releaseResolver(of: core)
+        case .object(let resolver): resolver.release()
+        }
+    }
+}
+
+/// Runs `body` with the resolver behind a `vow_resolver *`, borrowed for the call;
+/// `fallback` for NULL or a handle of another kind.
+@inline(__always)
+func withResolverHandle<R>(_ pointer: OpaquePointer?, in function: StaticString,
+                           else fallback: @autoclosure () -> R, _ body: (CResolverRef) -> R) -> R {
+    guard let resolver = UnmanagedResolver(pointer, in: function) else { return fallback() }
+    return resolver.withBorrowed(body)
+}
+
+/// The resolver behind a `vow_resolver *` (retained by the returned value), or nil.
+func resolverHandle(_ pointer: OpaquePointer?, in function: StaticString) -> CResolverRef? {
+    withResolverHandle(pointer, in: function, else: nil) { $0 }
 }
 
 /// A once-only resolver for the thenable procedure (handed to a class's `call_then`): a

@@ -166,7 +166,7 @@ nonisolated(unsafe) let swiftThenableClass: UnsafePointer<vow_thenable_class> = 
     return UnsafePointer(cls)
 }()
 
-private func callSwiftThen<T: Thenable>(_ thenable: T, _ resolver: CResolver) {
+private func callSwiftThen<T: Thenable>(_ thenable: T, _ resolver: CResolverRef) {
     thenable.then({ value in
         _ = resolver.resolve(VowValue.bridging(value))
     }, { reason in

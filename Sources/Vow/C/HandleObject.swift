@@ -33,6 +33,7 @@ let handleTagOffset = Continuation.tagOffset
 enum HandleTag: UInt32 {
     case promise = 0x6d6f_7270     // "prom" (the engine's `Core.promiseTag`)
     case resolver = 0x6f73_6572    // "reso"
+    case primaryResolver = 0x7073_6572  // "resp" (inside its promise: the engine's `ResolvableCore`)
     case value = 0x756c_6176       // "valu"
     case error = 0x6f72_7265       // "erro"
     case dispatcher = 0x7073_6964  // "disp"
@@ -43,7 +44,7 @@ enum HandleTag: UInt32 {
     var typeName: String {
         switch self {
         case .promise: return "vow_promise"
-        case .resolver: return "vow_resolver"
+        case .resolver, .primaryResolver: return "vow_resolver"
         case .value: return "vow_value"
         case .error: return "vow_error"
         case .dispatcher: return "vow_dispatcher"

@@ -22,6 +22,25 @@ extension BridgingTests {
             }
         }
 
+        @Test("the resolver of vow_promise_pending lives inside its promise, its tag where every handle's is")
+        func resolverInsidePromise() {
+            var resolver: OpaquePointer?
+            let promise = vow_promise_pending(&resolver)!
+            let promiseStart = UnsafeRawPointer(promise)
+            let handle = UnsafeRawPointer(resolver!)
+            #expect(handle == promiseStart + ResolvableCore.resolverTagOffset - handleTagOffset)
+            #expect(handle.load(fromByteOffset: handleTagOffset, as: UInt32.self) == HandleTag.primaryResolver.rawValue)
+            #expect(promiseStart.load(fromByteOffset: handleTagOffset, as: UInt32.self) == HandleTag.promise.rawValue)
+            let value = vow_value_int(4)
+            #expect(vow_resolver_fulfill(resolver, value) == VOW_OK.rawValue)
+            vow_resolver_release(resolver)
+            // Released: the tag says so while the promise lives on.
+            #expect(handle.load(fromByteOffset: handleTagOffset, as: UInt32.self) == HandleTag.released.rawValue)
+            #expect(vow_promise_state(promise) == VOW_FULFILLED)
+            vow_value_release(value)
+            vow_promise_release(promise)
+        }
+
         @Test("a handle of the wrong type is refused with VOW_EINVAL / NULL / INVALID, and destroy still runs")
         func wrongTag() {
             let value = vow_value_int(3)

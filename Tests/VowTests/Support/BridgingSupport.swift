@@ -154,7 +154,7 @@ extension BridgingTests {
         case .value: vow_value_release(handle)
         case .error: vow_error_release(handle)
         case .promise: vow_promise_release(handle)
-        case .resolver: vow_resolver_release(handle)
+        case .resolver, .primaryResolver: vow_resolver_release(handle)
         case .dispatcher: vow_dispatcher_release(handle)
         default: break
         }
