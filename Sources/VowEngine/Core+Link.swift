@@ -174,7 +174,7 @@ extension Core {
     /// `site`: where the face's caller asked for the link (debug mode records it, with the
     /// chain of this promise, before the link is attached; off, it costs one load and one
     /// branch).
-    @inlinable
+    @inlinable @inline(__always)
     package final func link<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
                                             at site: Site = .unknown) -> Link<Body> {
         let link = Link(source: self, on: Dispatchers.resolve(dispatcher), body: body)

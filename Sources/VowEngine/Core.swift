@@ -73,14 +73,18 @@ import Synchronization
 
     deinit {
         let flags = self.flags
-        // Debug mode: a pending promise leaves the census before its memory goes.
-        if flags.contains(.debugged), !flags.contains(.settled) { DebugRegistry.remove(self) }
         if flags.contains(.settled) {
-            if flags.contains(.rejected), flags.isDisjoint(with: .handledSomehow) {
-                UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, storage: .object), from: self)
+            // One test for the two rare cases: a rejection, and a debug record.
+            if _slowPath(flags.rawValue & Flags.rejectedOrDebugged.rawValue != 0) {
+                // Debug mode: the promise leaves the census before its memory goes.
+                if flags.contains(.debugged) { DebugRegistry.remove(self) }
+                if flags.contains(.rejected), flags.isDisjoint(with: .handledSomehow) {
+                    UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, storage: .object), from: self)
+                }
             }
             StoredValue.destroy(bits: bits, type: valueType, storage: flags.storage)
         } else {
+            if flags.contains(.debugged) { DebugRegistry.remove(self) }
             // Pending and unreachable (nothing will settle it): free what the handlers hold
             // without recursing down the chain.
             if !handlers.isEmpty { ThreadState.release(handlers.take()) }
@@ -254,7 +258,6 @@ import Synchronization
         handlers = .none
         let released = back.takeOnSettle()
         unlock(flags)
-        if flags.contains(.debugged) { DebugRegistry.remove(self) }
         taken.scheduleAll()
         return released
     }

@@ -9,9 +9,11 @@ import Glibc
 //
 // Off by default; the faces turn it on (a setting, or `VOW_DEBUG` in the environment, read
 // once at the first promise made). Off, a promise pays one load and one branch when it is
-// made (`DebugMode.isOn`) and none elsewhere: the settle path and `deinit` only test the
-// `debugged` flag they already hold. On, every promise a face makes with a `Site` gets a
-// `DebugRecord` in its extras and, while it is pending, an entry in `DebugRegistry`.
+// made (`DebugMode.isOn`) and none elsewhere: the settle path does not look at debug mode,
+// and `deinit` tests the `debugged` flag together with `rejected`, in one test it makes
+// anyway. On, every promise a face makes with a `Site` gets a `DebugRecord` in its extras
+// and an entry in `DebugRegistry` until it is freed; the census lists the entries whose
+// promise is still pending.
 
 /// Where a face's caller made a promise, as the face passes it: two words (a pointer to a
 /// NUL-terminated file name and a line), so passing a site costs two register moves and
@@ -173,15 +175,22 @@ extension Core {
     /// Records that this promise was made at `site` (when debug mode is on): the link
     /// primitive calls it, and faces call it on the promises they make otherwise. `source`:
     /// the promise this one was derived from (its chain is inherited); nil starts a chain.
-    /// Returns self.
+    @inlinable @inline(__always)
+    package final func noteMade(at site: Site, from source: Core? = nil) {
+        if DebugMode.isOn { recordSite(site, from: source) }
+    }
+
+    /// `noteMade(at:from:)` as an expression: returns self. (A hot path that keeps the
+    /// promise in a local calls `noteMade` instead: handing self back costs a retain and a
+    /// release.)
     @inlinable @inline(__always) @discardableResult
     package final func made(at site: Site, from source: Core? = nil) -> Self {
-        if DebugMode.isOn { recordSite(site, from: source) }
+        noteMade(at: site, from: source)
         return self
     }
 
-    /// Makes and attaches the record (debug mode is on). While the promise is pending it
-    /// is also listed in the census; the settle path and `deinit` take it off.
+    /// Makes and attaches the record (debug mode is on), and lists the promise in the
+    /// registry (`deinit` takes it off; the census shows it while it is pending).
     @usableFromInline @inline(never)
     package final func recordSite(_ site: Site, from source: Core?) {
         let sourceRecord = source?.debugRecord
@@ -192,16 +201,12 @@ extension Core {
             text = site.text
         }
         let record = DebugRecord(site: text, chainSite: sourceRecord?.chainStart)
-        // Listed first, flagged second, under the lock: whichever of this and the settle
-        // path sees the other's step takes the entry off, so a settled promise never stays
-        // listed.
+        // Listed, then flagged (the flag tells `deinit` to take the entry off).
         DebugRegistry.add(self, record)
         var flags = lock()
         back.extras().debug = record
         flags.insert(.debugged)
-        let settled = flags.contains(.settled)
         unlock(flags)
-        if settled { DebugRegistry.remove(self) }
     }
 }
 
@@ -218,13 +223,15 @@ extension Core {
     @usableFromInline package let waitingOn: String?
 }
 
-/// The pending promises that have a debug record, for the census.
+/// The promises that have a debug record, for the census (which shows the pending ones).
 ///
 /// Locking: the registry's lock is taken with no promise lock held (a promise lock may be
 /// taken inside it, never the reverse), and no reference to a promise is dropped under it.
-/// Entries do not retain their promise: `Core.deinit` takes its entry off (first thing)
-/// before the promise's memory goes, and the census reads a listed promise only while it
-/// holds the registry's lock.
+/// Entries do not retain their promise: `Core.deinit` takes its entry off before it
+/// touches anything else of the promise, and the census reads a listed promise only while
+/// it holds the registry's lock (a promise being freed meanwhile is settled, which the
+/// census skips, or pending with no other reference, which `deinit` keeps waiting on the
+/// registry's lock until the census is done).
 @usableFromInline package enum DebugRegistry {
     struct Entry {
         let promise: Unmanaged<Core>
@@ -238,9 +245,8 @@ extension Core {
         entries.withLock { $0[ObjectIdentifier(promise)] = entry }
     }
 
-    /// Takes `promise` off (it settled, or is being freed). Never inlined: the settle path
-    /// and `deinit` call it behind a flag test, and must stay small enough to be inlined
-    /// where they are (inlining this would cost every promise a few dozen instructions).
+    /// Takes `promise` off (it is being freed). Never inlined: `deinit` calls it behind a
+    /// flag test (inlining this would cost every promise a few dozen instructions).
     @usableFromInline @inline(never)
     static func remove(_ promise: Core) {
         let removed = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(promise)) }
@@ -278,6 +284,6 @@ extension Core {
         return rows.sorted { $0.madeAt < $1.madeAt }.map(\.row)
     }
 
-    /// How many promises are listed (settled ones not yet taken off included), for tests.
+    /// How many promises are listed (settled ones not yet freed included), for tests.
     package static var count: Int { entries.withLock { $0.count } }
 }

@@ -32,7 +32,7 @@ package final class ResolvableCore: Core, @unchecked Sendable {
 
     /// A pending promise whose resolver handle carries `resolverTag`, with one reference to
     /// the resolver (and, for it, one to the promise, on top of the caller's).
-    @inlinable
+    @inlinable @inline(__always)
     package init(resolverTag: UInt32) {
         self.resolverTag = resolverTag
         super.init()
@@ -43,14 +43,14 @@ package final class ResolvableCore: Core, @unchecked Sendable {
     }
 
     /// The resolver handle (an interior pointer; see the type's comment).
-    @inlinable
+    @inlinable @inline(__always)
     package var resolverHandle: UnsafeMutableRawPointer {
         Unmanaged.passUnretained(self).toOpaque() + Self.resolverHandleOffset
     }
 
     /// The promise of a resolver handle whose tag the caller checked, unretained: the
     /// resolver's own reference keeps it alive while the handle is valid.
-    @inlinable
+    @inlinable @inline(__always)
     package static func promise(fromResolverHandle handle: UnsafeRawPointer) -> Unmanaged<ResolvableCore> {
         Unmanaged.fromOpaque(handle - resolverHandleOffset)
     }

@@ -49,6 +49,8 @@ import Glibc
     @inlinable package static var settledOrRejected: Flags { Flags(rawValue: settled.rawValue | rejected.rawValue) }
     /// `settled` and `forwarded`.
     @inlinable package static var settledOrForwarded: Flags { Flags(rawValue: settled.rawValue | forwarded.rawValue) }
+    /// `rejected` and `debugged` (the rare cases of freeing a settled promise).
+    @inlinable package static var rejectedOrDebugged: Flags { Flags(rawValue: rejected.rawValue | debugged.rawValue) }
     /// `hadHandlers` and `handled`.
     @inlinable package static var handledSomehow: Flags { Flags(rawValue: hadHandlers.rawValue | handled.rawValue) }
 

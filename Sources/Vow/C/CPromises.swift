@@ -14,7 +14,8 @@ func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
                      at site: Site) -> OpaquePointer? {
     guard let resolver_out else { return nil }
     // One allocation for both: the resolver lives inside its promise (`CResolver`).
-    let core = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue).made(at: site)
+    let core = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue)
+    core.noteMade(at: site)
     resolver_out.pointee = OpaquePointer(core.resolverHandle)
     return core.retainedHandle
 }
