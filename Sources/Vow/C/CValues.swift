@@ -96,28 +96,34 @@ public func vow_value_kind(_ v: OpaquePointer?) -> vow_kind {
 
 @c @implementation
 public func vow_value_get_bool(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Bool>?) -> Int32 {
-    guard let value = valueHandle(v, in: "vow_value_get_bool"), let out else { return VOW_EINVAL.rawValue }
-    guard case .bool(let flag) = value.content else { return VOW_ETYPE.rawValue }
-    out.pointee = flag
-    return VOW_OK.rawValue
+    getScalar(v, out, in: "vow_value_get_bool") { if case .bool(let flag) = $0 { flag } else { nil } }
 }
 
 @c @implementation
 public func vow_value_get_int(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    guard let value = valueHandle(v, in: "vow_value_get_int"), let out else { return VOW_EINVAL.rawValue }
-    guard case .int(let integer) = value.content else { return VOW_ETYPE.rawValue }
-    out.pointee = integer
-    return VOW_OK.rawValue
+    getScalar(v, out, in: "vow_value_get_int") { if case .int(let integer) = $0 { integer } else { nil } }
 }
 
 @c @implementation
 public func vow_value_get_double(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
-    guard let value = valueHandle(v, in: "vow_value_get_double"), let out else { return VOW_EINVAL.rawValue }
-    switch value.content {
-    case .double(let real): out.pointee = real
-    case .int(let integer): out.pointee = Double(integer)
-    default: return VOW_ETYPE.rawValue
+    getScalar(v, out, in: "vow_value_get_double") { content in
+        switch content {
+        case .double(let real): real
+        case .int(let integer): Double(integer)
+        default: nil
+        }
     }
+}
+
+/// `vow_value_get_bool`, `_int` and `_double`: writes what `read` finds in the value to
+/// `*out` (VOW_OK); VOW_ETYPE if `read` finds nothing (another kind), VOW_EINVAL for a bad
+/// handle or a NULL `out`.
+@inline(__always)
+private func getScalar<T>(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, in function: StaticString,
+                          _ read: (VowValue.Content) -> T?) -> Int32 {
+    guard let value = valueHandle(v, in: function), let out else { return VOW_EINVAL.rawValue }
+    guard let scalar = read(value.content) else { return VOW_ETYPE.rawValue }
+    out.pointee = scalar
     return VOW_OK.rawValue
 }
 
@@ -138,9 +144,7 @@ public func vow_value_get_bytes(_ v: OpaquePointer?, _ n: UnsafeMutablePointer<I
 
 @c @implementation
 public func vow_value_get_pointer(_ v: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_pointer"),
-          case .pointer(let pointer, _) = value.content else { return nil }
-    return pointer
+    readContent(v, in: "vow_value_get_pointer") { if case .pointer(let pointer, _) = $0 { pointer } else { nil } }
 }
 
 @c @implementation
@@ -156,17 +160,17 @@ public func vow_value_at(_ v: OpaquePointer?, _ i: Int) -> OpaquePointer? {
 
 @c @implementation
 public func vow_value_get_promise(_ v: OpaquePointer?) -> OpaquePointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_promise"),
-          case .promise(let core) = value.content else { return nil }
-    return core.borrowedHandle
+    readContent(v, in: "vow_value_get_promise") { if case .promise(let core) = $0 { core.borrowedHandle } else { nil } }
 }
 
 @c @implementation
 public func vow_value_get_thenable(_ v: OpaquePointer?,
                                    _ cls_out: UnsafeMutablePointer<UnsafePointer<vow_thenable_class>?>?)
     -> UnsafeMutableRawPointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_thenable"),
-          case .thenable(let cls, let object, _) = value.content else {
+    let thenable = readContent(v, in: "vow_value_get_thenable") {
+        if case .thenable(let cls, let object, _) = $0 { (cls, object) } else { nil }
+    }
+    guard let (cls, object) = thenable else {
         cls_out?.pointee = nil
         return nil
     }
@@ -176,7 +180,15 @@ public func vow_value_get_thenable(_ v: OpaquePointer?,
 
 @c @implementation
 public func vow_value_get_error(_ v: OpaquePointer?) -> OpaquePointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_error"),
-          case .error(let box) = value.content else { return nil }
-    return box.borrowedHandle
+    readContent(v, in: "vow_value_get_error") { if case .error(let box) = $0 { box.borrowedHandle } else { nil } }
+}
+
+/// What `read` finds in the content of the value behind `v` (borrowed: the value keeps
+/// it); nil for NULL, a handle of another kind (with a diagnostic naming `function`) or a
+/// value of another kind.
+@inline(__always)
+private func readContent<R>(_ v: OpaquePointer?, in function: StaticString,
+                            _ read: (VowValue.Content) -> R?) -> R? {
+    guard let value = valueHandle(v, in: function) else { return nil }
+    return read(value.content)
 }
