@@ -46,7 +46,7 @@ func cThenCall(_ d: CDispatcherArgument, _ p: OpaquePointer?,
         context.destroyNow()
         return nil
     }
-    return source.link(on: dispatcher, ForeignCallBody(call, context), at: site).retainedHandle
+    return source.link(on: dispatcher, ForeignCallBody(call: call, context: context), at: site).retainedHandle
 }
 
 /// Stands in for a NULL `fn` while the signature is checked (never called).
