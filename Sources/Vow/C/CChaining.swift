@@ -23,7 +23,7 @@ public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
 @c @implementation
 public func vow_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
     guard let slot = VowResultSlot.from(out, in: "vow_result_throw"),
-          let error = errorHandle(e, in: "vow_result_throw") else { return }
+          let error = handle(e, as: VowErrorBox.self, in: "vow_result_throw") else { return }
     slot.pointee.outcome = .threw(error)
 }
 

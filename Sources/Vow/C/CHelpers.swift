@@ -46,7 +46,7 @@ public func vow_delay(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? 
 /// `vow_delay` and its `_at` variant.
 @inline(__always)
 func cDelay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_delay") else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_delay") else { return nil }
     return core.delayed(seconds: cSeconds(seconds, in: "vow_delay")).made(at: site, from: core).retainedHandle
 }
 
@@ -77,7 +77,7 @@ func cRetry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ 
     return RetryAttempt.start(times: Int(times), delay: cSeconds(delay_seconds, in: "vow_retry"), firstInline: false,
                               shouldRetry: predicate) {
         let made = make(callback.ctx)
-        guard let core = promiseHandle(made, in: "vow_retry") else {
+        guard let core = handle(made, as: Core.self, in: "vow_retry") else {
             throw VowError(.type, "vow_retry: make returned NULL or not a vow_promise")
         }
         releaseHandle(made, .promise, in: "vow_retry")

@@ -27,7 +27,7 @@ public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
 @inline(__always)
 func cPromiseFulfilled(_ value: OpaquePointer?,
                        at site: Site) -> OpaquePointer? {
-    guard let value = valueHandle(value, in: "vow_promise_fulfilled") else { return nil }
+    guard let value = handle(value, as: VowValue.self, in: "vow_promise_fulfilled") else { return nil }
     return Core(fulfilled: value).made(at: site).retainedHandle
 }
 
@@ -40,7 +40,7 @@ public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
 @inline(__always)
 func cPromiseRejected(_ error: OpaquePointer?,
                       at site: Site) -> OpaquePointer? {
-    guard let error = errorHandle(error, in: "vow_promise_rejected") else { return nil }
+    guard let error = handle(error, as: VowErrorBox.self, in: "vow_promise_rejected") else { return nil }
     return Core(rejected: error).made(at: site).retainedHandle
 }
 
@@ -56,20 +56,20 @@ public func vow_promise_release(_ p: OpaquePointer?) {
 
 @c @implementation
 public func vow_promise_state(_ p: OpaquePointer?) -> vow_state {
-    guard let core = promiseHandle(p, in: "vow_promise_state") else { return VOW_STATE_INVALID }
+    guard let core = handle(p, as: Core.self, in: "vow_promise_state") else { return VOW_STATE_INVALID }
     if core.isPending { return VOW_PENDING }
     return core.isRejected ? VOW_REJECTED : VOW_FULFILLED
 }
 
 @c @implementation
 public func vow_promise_value(_ p: OpaquePointer?) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_promise_value"), core.isFulfilled else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_promise_value"), core.isFulfilled else { return nil }
     return core.cValue.retainedHandle
 }
 
 @c @implementation
 public func vow_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_promise_error"), core.isRejected else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_promise_error"), core.isRejected else { return nil }
     return core.cError.retainedHandle
 }
 
@@ -77,8 +77,8 @@ public func vow_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
 
 @c @implementation
 public func vow_resolver_resolve(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_resolve"),
-          let value = valueHandle(x, in: "vow_resolver_resolve") else { return VOW_EINVAL.rawValue }
+    guard let resolver = handle(r, as: CResolver.self, in: "vow_resolver_resolve"),
+          let value = handle(x, as: VowValue.self, in: "vow_resolver_resolve") else { return VOW_EINVAL.rawValue }
     return resolver.resolve(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
 }
 
@@ -93,21 +93,21 @@ public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> In
 
 @c @implementation
 public func vow_resolver_reject(_ r: OpaquePointer?, _ e: OpaquePointer?) -> Int32 {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_reject"),
-          let error = errorHandle(e, in: "vow_resolver_reject") else { return VOW_EINVAL.rawValue }
+    guard let resolver = handle(r, as: CResolver.self, in: "vow_resolver_reject"),
+          let error = handle(e, as: VowErrorBox.self, in: "vow_resolver_reject") else { return VOW_EINVAL.rawValue }
     return resolver.reject(error) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
 }
 
 @c @implementation
 public func vow_resolver_is_used(_ r: OpaquePointer?) -> Bool {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_is_used") else { return false }
+    guard let resolver = handle(r, as: CResolver.self, in: "vow_resolver_is_used") else { return false }
     return resolver.isUsed
 }
 
 /// Vow 0.1's name for `vow_resolver_is_used` (deprecated in the header).
 @c @implementation
 public func vow_resolver_is_settled(_ r: OpaquePointer?) -> Bool {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_is_settled") else { return false }
+    guard let resolver = handle(r, as: CResolver.self, in: "vow_resolver_is_settled") else { return false }
     return resolver.isUsed
 }
 
@@ -115,7 +115,7 @@ public func vow_resolver_is_settled(_ r: OpaquePointer?) -> Bool {
 public func vow_resolver_on_cancel(_ r: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                    _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
     let callback = CCallback(ctx: ctx, destroy: destroy, plain: fn)
-    guard let resolver = resolverHandle(r, in: "vow_resolver_on_cancel"), fn != nil else {
+    guard let resolver = handle(r, as: CResolver.self, in: "vow_resolver_on_cancel"), fn != nil else {
         return VOW_EINVAL.rawValue
     }
     // The closure holds the callback: when the handler has run, or was dropped because the

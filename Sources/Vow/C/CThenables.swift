@@ -94,7 +94,7 @@ private func callThen(_ cls: UnsafePointer<vow_thenable_class>, _ object: Unsafe
 /// The error a class function handed back (+1, taken over), or a library error if it set
 /// none.
 private func takeThrown(_ thrown: OpaquePointer?, _ function: String) -> any Error {
-    if let thrown, let box = errorHandle(thrown, in: "vow_thenable_class") {
+    if let thrown, let box = handle(thrown, as: VowErrorBox.self, in: "vow_thenable_class") {
         Unmanaged.passUnretained(box).release()
         return box
     }
@@ -104,7 +104,7 @@ private func takeThrown(_ thrown: OpaquePointer?, _ function: String) -> any Err
 
 /// Releases an error a class function set although it did not report a throw.
 private func releaseThrown(_ thrown: OpaquePointer?) {
-    if let thrown, let box = errorHandle(thrown, in: "vow_thenable_class") {
+    if let thrown, let box = handle(thrown, as: VowErrorBox.self, in: "vow_thenable_class") {
         Unmanaged.passUnretained(box).release()
     }
 }
@@ -156,7 +156,7 @@ nonisolated(unsafe) let swiftThenableClass: UnsafePointer<vow_thenable_class> = 
             return Int32(VOW_THEN_FOUND.rawValue)
         },
         call_then: { object, _, resolver, _ in
-            guard let object, let resolver = resolverHandle(resolver, in: "call_then") else {
+            guard let object, let resolver = handle(resolver, as: CResolver.self, in: "call_then") else {
                 return Int32(VOW_OK.rawValue)
             }
             callSwiftThen(SwiftThenableBox.from(object).thenable, resolver)

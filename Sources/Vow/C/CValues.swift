@@ -51,7 +51,7 @@ public func vow_value_list(_ items: UnsafePointer<OpaquePointer?>?, _ n: Int) ->
     var values: [VowValue] = []
     values.reserveCapacity(n)
     for index in 0..<n {
-        guard let item = valueHandle(items[index], in: "vow_value_list") else { return nil }
+        guard let item = handle(items[index], as: VowValue.self, in: "vow_value_list") else { return nil }
         values.append(item)
     }
     return VowValue(.list(values)).retainedHandle
@@ -59,13 +59,13 @@ public func vow_value_list(_ items: UnsafePointer<OpaquePointer?>?, _ n: Int) ->
 
 @c @implementation
 public func vow_value_promise(_ p: OpaquePointer?) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_value_promise") else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_value_promise") else { return nil }
     return VowValue(.promise(core)).retainedHandle
 }
 
 @c @implementation
 public func vow_value_error(_ e: OpaquePointer?) -> OpaquePointer? {
-    guard let error = errorHandle(e, in: "vow_value_error") else { return nil }
+    guard let error = handle(e, as: VowErrorBox.self, in: "vow_value_error") else { return nil }
     return VowValue(.error(error)).retainedHandle
 }
 
@@ -91,7 +91,7 @@ public func vow_value_release(_ v: OpaquePointer?) {
 
 @c @implementation
 public func vow_value_kind(_ v: OpaquePointer?) -> vow_kind {
-    valueHandle(v, in: "vow_value_kind")?.kind ?? VOW_KIND_INVALID
+    handle(v, as: VowValue.self, in: "vow_value_kind")?.kind ?? VOW_KIND_INVALID
 }
 
 @c @implementation
@@ -121,7 +121,7 @@ public func vow_value_get_double(_ v: OpaquePointer?, _ out: UnsafeMutablePointe
 @inline(__always)
 private func getScalar<T>(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, in function: StaticString,
                           _ read: (VowValue.Content) -> T?) -> Int32 {
-    guard let value = valueHandle(v, in: function), let out else { return VOW_EINVAL.rawValue }
+    guard let value = handle(v, as: VowValue.self, in: function), let out else { return VOW_EINVAL.rawValue }
     guard let scalar = read(value.content) else { return VOW_ETYPE.rawValue }
     out.pointee = scalar
     return VOW_OK.rawValue
@@ -129,12 +129,12 @@ private func getScalar<T>(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, 
 
 @c @implementation
 public func vow_value_get_string(_ v: OpaquePointer?) -> UnsafePointer<CChar>? {
-    valueHandle(v, in: "vow_value_get_string")?.stringPointer
+    handle(v, as: VowValue.self, in: "vow_value_get_string")?.stringPointer
 }
 
 @c @implementation
 public func vow_value_get_bytes(_ v: OpaquePointer?, _ n: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_bytes"), let (bytes, count) = value.bytesPointer else {
+    guard let value = handle(v, as: VowValue.self, in: "vow_value_get_bytes"), let (bytes, count) = value.bytesPointer else {
         n?.pointee = 0
         return nil
     }
@@ -149,12 +149,12 @@ public func vow_value_get_pointer(_ v: OpaquePointer?) -> UnsafeMutableRawPointe
 
 @c @implementation
 public func vow_value_count(_ v: OpaquePointer?) -> Int {
-    valueHandle(v, in: "vow_value_count")?.listElements?.count ?? 0
+    handle(v, as: VowValue.self, in: "vow_value_count")?.listElements?.count ?? 0
 }
 
 @c @implementation
 public func vow_value_at(_ v: OpaquePointer?, _ i: Int) -> OpaquePointer? {
-    guard let items = valueHandle(v, in: "vow_value_at")?.listElements, i >= 0, i < items.count else { return nil }
+    guard let items = handle(v, as: VowValue.self, in: "vow_value_at")?.listElements, i >= 0, i < items.count else { return nil }
     return items[i].borrowedHandle
 }
 
@@ -189,6 +189,6 @@ public func vow_value_get_error(_ v: OpaquePointer?) -> OpaquePointer? {
 @inline(__always)
 private func readContent<R>(_ v: OpaquePointer?, in function: StaticString,
                             _ read: (VowValue.Content) -> R?) -> R? {
-    guard let value = valueHandle(v, in: function) else { return nil }
+    guard let value = handle(v, as: VowValue.self, in: function) else { return nil }
     return read(value.content)
 }

@@ -42,7 +42,7 @@ func cThenCall(_ d: CDispatcherArgument, _ p: OpaquePointer?,
     case .success(let made):
         call = made
     }
-    guard fn != nil, let source = promiseHandle(p, in: function) else {
+    guard fn != nil, let source = handle(p, as: Core.self, in: function) else {
         context.destroyNow()
         return nil
     }
