@@ -11,19 +11,13 @@ extension Core {
     /// `gather([])` at once.
     @usableFromInline package static func all(_ inputs: [Core], gather: @escaping @Sendable ([Core]) throws -> StoredValue) -> Core {
         guard !inputs.isEmpty else { return Core.settled(gathering: [], gather) }
-        let result = Core(waitingOn: inputs)
-        let state = GatherState(result: result, inputs: inputs, mode: .all(gather))
-        for input in inputs { input.attach(GatherSlot(state, input)) }
-        return result
+        return gathering(inputs, .all(gather))
     }
 
     /// Fulfils with `gather(inputs)` once every input settled; never rejects.
     @usableFromInline package static func allSettled(_ inputs: [Core], gather: @escaping @Sendable ([Core]) throws -> StoredValue) -> Core {
         guard !inputs.isEmpty else { return Core.settled(gathering: [], gather) }
-        let result = Core(waitingOn: inputs)
-        let state = GatherState(result: result, inputs: inputs, mode: .allSettled(gather))
-        for input in inputs { input.attach(GatherSlot(state, input)) }
-        return result
+        return gathering(inputs, .allSettled(gather))
     }
 
     /// Settles like the first input to settle; then the others are released (cancelled
@@ -32,8 +26,14 @@ extension Core {
     /// `emptyError`.
     @usableFromInline package static func race(_ inputs: [Core], fulfilmentOnly: Bool = false, emptyError: @autoclosure () -> any Error) -> Core {
         guard !inputs.isEmpty else { return Core(rejected: emptyError()) }
+        return gathering(inputs, fulfilmentOnly ? .any : .race)
+    }
+
+    /// The pending result of a combinator over `inputs` (not empty): one registration per
+    /// input, which settles it as `mode` says.
+    private static func gathering(_ inputs: [Core], _ mode: GatherState.Mode) -> Core {
         let result = Core(waitingOn: inputs)
-        let state = GatherState(result: result, inputs: inputs, mode: fulfilmentOnly ? .any : .race)
+        let state = GatherState(result: result, inputs: inputs, mode: mode)
         for input in inputs { input.attach(GatherSlot(state, input)) }
         return result
     }

@@ -1,18 +1,29 @@
-/// The continuations registered on a pending promise, in registration order. Most
-/// promises have one, which is stored directly; more go in a `HandlerArray`.
+/// What a promise keeps in one word: nothing, the one object it usually holds, or a rarer
+/// object that holds more (`HandlerList`, `Back`).
 ///
 /// One word, always a plain object reference (never a tagged enum payload): leak checkers
 /// (valgrind, LeakSanitizer) must see every object a live promise holds.
 @usableFromInline
-package struct HandlerList {
+package protocol OneWordSlot {
+    /// `storage` as it is: nil, the usual object, or the holder of more.
+    init(_ storage: AnyObject?)
+}
+
+extension OneWordSlot {
+    /// The empty slot.
+    @inlinable
+    package static var none: Self { Self(nil) }
+}
+
+/// The continuations registered on a pending promise, in registration order. Most
+/// promises have one, which is stored directly; more go in a `HandlerArray`.
+@usableFromInline
+package struct HandlerList: OneWordSlot {
     /// nil, a `Continuation`, or a `HandlerArray`.
     @usableFromInline var storage: AnyObject?
 
     @inlinable
-    init(_ storage: AnyObject?) { self.storage = storage }
-
-    @inlinable
-    package static var none: HandlerList { HandlerList(nil) }
+    package init(_ storage: AnyObject?) { self.storage = storage }
 
     @inlinable
     package var isEmpty: Bool { storage == nil }
@@ -117,18 +128,14 @@ package final class HandlerArray {
 }
 
 /// What a pending promise holds besides its handlers: the promise it waits on, or (rarely)
-/// an `Extras` object that holds it with the rest. One word, a plain object reference (see
-/// `HandlerList`).
+/// an `Extras` object that holds it with the rest.
 @usableFromInline
-package struct Back {
+package struct Back: OneWordSlot {
     /// nil, the upstream `Core`, or an `Extras`.
     @usableFromInline var storage: AnyObject?
 
     @inlinable
-    init(_ storage: AnyObject?) { self.storage = storage }
-
-    @inlinable
-    package static var none: Back { Back(nil) }
+    package init(_ storage: AnyObject?) { self.storage = storage }
 
     /// Just an upstream.
     @inlinable

@@ -8,8 +8,8 @@ import Glibc
 ///   that were scheduled while another runs on this thread wait here, so settling a long
 ///   chain inline is a loop, not a recursion;
 /// - the serial dispatcher whose job this thread is running (deadlock detection);
-/// - the deferred-release list: handler lists of pending promises that were freed,
-///   dropped one by one in a loop so that freeing a long pending chain never recurses.
+/// - the deferred releases: handler lists of pending promises that were freed, dropped
+///   one by one in a loop so that freeing a long pending chain never recurses.
 ///
 /// Only its own thread touches a `ThreadState`.
 @usableFromInline package final class ThreadState {
@@ -20,8 +20,7 @@ import Glibc
     /// concurrent dispatchers).
     @exclusivity(unchecked) package var runningSerialDispatcher: ObjectIdentifier?
 
-    @exclusivity(unchecked) var releasing = false
-    @exclusivity(unchecked) var deferredReleases: [HandlerList] = []
+    let deferredReleases = FlatRelease<HandlerList>()
 
     @usableFromInline package static var current: ThreadState {
         withCurrent { $0 }
@@ -38,18 +37,7 @@ import Glibc
     /// frees a pending promise whose deinit hands its own handlers here, those are
     /// appended and dropped by the outermost call's loop.
     static func release(_ handlers: consuming HandlerList) {
-        let state = current
-        if state.releasing {
-            state.deferredReleases.append(handlers)
-            return
-        }
-        state.releasing = true
-        var batch = [handlers]
-        while !batch.isEmpty {
-            batch.removeAll()  // may run deinits that append to deferredReleases
-            swap(&batch, &state.deferredReleases)
-        }
-        state.releasing = false
+        current.deferredReleases.drop(consume handlers)
     }
 
     /// Runs `body` marking this thread as running a job of the serial dispatcher `id`.

@@ -59,7 +59,7 @@ extension AnyPromise {
     /// NULL or for a pointer that is not a live `vow_promise` (a line on standard error
     /// says which).
     public init?(unsafeHandle: OpaquePointer?) {
-        guard let core = promiseHandle(unsafeHandle, in: "AnyPromise(unsafeHandle:)") else { return nil }
+        guard let core = handle(unsafeHandle, as: Core.self, in: "AnyPromise(unsafeHandle:)") else { return nil }
         self.core = core
     }
 

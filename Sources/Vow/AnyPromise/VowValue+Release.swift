@@ -10,48 +10,26 @@ import Glibc
 /// Released the plain way, each level's `deinit` would release the next level from inside
 /// itself, one stack frame group per level, and overflow the stack.
 ///
-/// Instead a value's `deinit` hands its content to `dispose(_:)`. On each thread, the
-/// outermost call drains a list of contents in a loop: dropping one may free values whose
-/// `deinit` calls `dispose` again, which only appends to the list (the thread is already
-/// draining) and returns. So the stack stays flat and everything is freed, in no
-/// particular order, on the thread that dropped the last reference (where a POINTER's or
-/// THENABLE's destroy then runs, as the header says).
+/// Instead a value's `deinit` hands its content to `dispose(_:)`, which drops it through
+/// this thread's `FlatRelease` (the engine's loop that frees handler lists the same way):
+/// the stack stays flat and everything is freed, in no particular order, on the thread
+/// that dropped the last reference (where a POINTER's or THENABLE's destroy then runs, as
+/// the header says).
 ///
-/// The state is per thread (a pthread key, like the engine's `ThreadState`), touched only
+/// The state is per thread (a `ThreadSlot`, like the engine's `ThreadState`), touched only
 /// by its own thread; it costs one lookup per LIST, PROMISE or ERROR value freed.
-final class NestedRelease {
-    /// True while this thread's outermost `dispose` drains `pending`.
-    private var draining = false
-    /// Contents waiting to be dropped by the draining loop.
-    private var pending: [VowValue.Content] = []
-
+enum NestedRelease {
     /// Takes `content` (leaving `.null`) and drops it, and everything it frees, without
     /// recursion.
     static func dispose(_ content: inout VowValue.Content) {
         var taken = VowValue.Content.null
         swap(&taken, &content)
-        let state = current
-        if state.draining {
-            state.pending.append(taken)
-            return
-        }
-        state.draining = true
-        var batch = [taken]
-        taken = .null
-        while !batch.isEmpty {
-            batch.removeAll()  // runs deinits that append to `state.pending`
-            swap(&batch, &state.pending)
-        }
-        state.draining = false
-    }
-
-    /// This thread's state, made on first use; the thread keeps it (unretained here).
-    private static var current: NestedRelease {
-        nestedReleaseSlot.object { NestedRelease() }.takeUnretainedValue()
+        // Consumed: a copy left in `taken` would be freed after the drain, recursing.
+        nestedReleaseSlot.object { FlatRelease<VowValue.Content>() }.takeUnretainedValue().drop(consume taken)
     }
 }
 
-/// Each thread's `NestedRelease`, freed when the thread ends.
+/// Each thread's `FlatRelease` of value contents, freed when the thread ends.
 private let nestedReleaseSlot = ThreadSlot()
 
 extension VowValue {

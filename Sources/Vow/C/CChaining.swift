@@ -23,7 +23,7 @@ public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
 @c @implementation
 public func vow_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
     guard let slot = VowResultSlot.from(out, in: "vow_result_throw"),
-          let error = errorHandle(e, in: "vow_result_throw") else { return }
+          let error = handle(e, as: VowErrorBox.self, in: "vow_result_throw") else { return }
     slot.pointee.outcome = .threw(error)
 }
 
@@ -75,106 +75,39 @@ func cThenOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?
 @c @implementation
 public func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatch(p, on_error, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_catch` (and its `_at` variant, with the caller's site).
-@inline(__always)
-func cCatch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-            _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-            at site: Site) -> OpaquePointer? {
-    var context = CContext(ctx, destroy)
-    guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch"), on_error != nil else {
-        context.destroyNow()
-        return nil
-    }
-    return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: true, at: site)
-    }
+    cCatch(.plain, p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch", at: .cString(nil, 0))
 }
 
 @c @implementation
 public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
                              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatchPolicy(p, policy, on_error, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_catch_policy` (and its `_at` variant, with the caller's site).
-@inline(__always)
-func cCatchPolicy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
-                  _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                  at site: Site) -> OpaquePointer? {
-    var context = CContext(ctx, destroy)
-    guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy"), on_error != nil,
-          let skip = skipsCancellation(policy, in: "vow_catch_policy") else {
-        context.destroyNow()
-        return nil
-    }
-    return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: DefaultDispatcher.shared, nil, on_error, context, skipsCancellation: skip, at: site)
-    }
-}
-
-@c @implementation
-public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                        _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cFinally(p, fn, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_finally` (and its `_at` variant, with the caller's site).
-@inline(__always)
-func cFinally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-              at site: Site) -> OpaquePointer? {
-    var context = CContext(ctx, destroy)
-    guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_finally"), fn != nil else {
-        context.destroyNow()
-        return nil
-    }
-    return source._withUnsafeGuaranteedRef {
-        chainFinally($0, on: DefaultDispatcher.shared, fn!, context, at: site)
-    }
+    cCatch(.plain, p, policy, on_error, ctx, destroy, in: "vow_catch_policy", at: .cString(nil, 0))
 }
 
 @c @implementation
 public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
                          _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatchOn(d, p, on_error, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_catch_on` (and its `_at` variant, with the caller's site).
-@inline(__always)
-func cCatchOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
-              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-              at site: Site) -> OpaquePointer? {
-    var context = CContext(ctx, destroy)
-    guard let dispatcher = dispatcherHandle(d, in: "vow_catch_on"),
-          let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_on"), on_error != nil else {
-        context.destroyNow()
-        return nil
-    }
-    return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: dispatcher, nil, on_error, context, skipsCancellation: true, at: site)
-    }
+    cCatch(.on(d), p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch_on", at: .cString(nil, 0))
 }
 
 @c @implementation
 public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
                                 _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatchPolicyOn(d, p, policy, on_error, ctx, destroy, at: .cString(nil, 0))
+    cCatch(.on(d), p, policy, on_error, ctx, destroy, in: "vow_catch_policy_on", at: .cString(nil, 0))
 }
 
-/// `vow_catch_policy_on` (and its `_at` variant, with the caller's site).
+/// The four `vow_catch` forms (and their `_at` variants, with the caller's site): `vow_catch`
+/// is `vow_catch_policy` with `VOW_CATCH_ALL_EXCEPT_CANCELLATION`, and each `_on` form names
+/// its dispatcher. `function` is the entry point the caller called (for diagnostics).
 @inline(__always)
-func cCatchPolicyOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
-                    _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                    _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                    at site: Site) -> OpaquePointer? {
+func cCatch(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+            in function: StaticString, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
-    guard let dispatcher = dispatcherHandle(d, in: "vow_catch_policy_on"),
-          let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_catch_policy_on"), on_error != nil,
-          let skip = skipsCancellation(policy, in: "vow_catch_policy_on") else {
+    guard let dispatcher = d.dispatcher(in: function),
+          let source = unmanagedHandle(p, .promise, as: Core.self, in: function), on_error != nil,
+          let skip = skipsCancellation(policy, in: function) else {
         context.destroyNow()
         return nil
     }
@@ -184,26 +117,31 @@ func cCatchPolicyOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_poli
 }
 
 @c @implementation
+public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                        _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cFinally(.plain, p, fn, ctx, destroy, in: "vow_finally", at: .cString(nil, 0))
+}
+
+@c @implementation
 public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
                            _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cFinallyOn(d, p, fn, ctx, destroy, at: .cString(nil, 0))
+    cFinally(.on(d), p, fn, ctx, destroy, in: "vow_finally_on", at: .cString(nil, 0))
 }
 
-/// `vow_finally_on` (and its `_at` variant, with the caller's site).
+/// `vow_finally` and `vow_finally_on` (and their `_at` variants, with the caller's site).
 @inline(__always)
-func cFinallyOn(_ d: OpaquePointer?, _ p: OpaquePointer?,
-                _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                at site: Site) -> OpaquePointer? {
+func cFinally(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+              in function: StaticString, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
-    guard let dispatcher = dispatcherHandle(d, in: "vow_finally_on"),
-          let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_finally_on"), fn != nil else {
+    guard let dispatcher = d.dispatcher(in: function),
+          let source = unmanagedHandle(p, .promise, as: Core.self, in: function), let fn else {
         context.destroyNow()
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainFinally($0, on: dispatcher, fn!, context, at: site)
+        chainFinally($0, on: dispatcher, fn, context, at: site)
     }
 }
 

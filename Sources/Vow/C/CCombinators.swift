@@ -16,7 +16,7 @@ private func cores(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, in function: 
     var cores: [Core] = []
     cores.reserveCapacity(n)
     for index in 0..<n {
-        guard let core = promiseHandle(ps[index], in: function) else { return nil }
+        guard let core = handle(ps[index], as: Core.self, in: function) else { return nil }
         cores.append(core)
     }
     return cores
@@ -87,7 +87,7 @@ public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer
 @inline(__always)
 func cTimeout(_ p: OpaquePointer?, _ seconds: Double,
               at site: Site) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_timeout") else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_timeout") else { return nil }
     return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout")).made(at: site, from: core).retainedHandle
 }
 

@@ -44,28 +44,30 @@ public func vow_then_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
 public func vow_catch_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                          _ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatch(p, on_error, ctx, destroy, at: .cString(file, Int(line)))
+    cCatch(.plain, p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch",
+           at: .cString(file, Int(line)))
 }
 
 @c @implementation
 public func vow_catch_policy_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                                 _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
                                 _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatchPolicy(p, policy, on_error, ctx, destroy, at: .cString(file, Int(line)))
+    cCatch(.plain, p, policy, on_error, ctx, destroy, in: "vow_catch_policy", at: .cString(file, Int(line)))
 }
 
 @c @implementation
 public func vow_finally_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                            _ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cFinally(p, fn, ctx, destroy, at: .cString(file, Int(line)))
+    cFinally(.plain, p, fn, ctx, destroy, in: "vow_finally", at: .cString(file, Int(line)))
 }
 
 @c @implementation
 public func vow_catch_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                             _ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
                             _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatchOn(d, p, on_error, ctx, destroy, at: .cString(file, Int(line)))
+    cCatch(.on(d), p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch_on",
+           at: .cString(file, Int(line)))
 }
 
 @c @implementation
@@ -73,7 +75,7 @@ public func vow_catch_policy_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                                    _ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
                                    _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
                                    _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatchPolicyOn(d, p, policy, on_error, ctx, destroy, at: .cString(file, Int(line)))
+    cCatch(.on(d), p, policy, on_error, ctx, destroy, in: "vow_catch_policy_on", at: .cString(file, Int(line)))
 }
 
 @c @implementation
@@ -81,7 +83,7 @@ public func vow_finally_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                               _ d: OpaquePointer?, _ p: OpaquePointer?,
                               _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                               _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cFinallyOn(d, p, fn, ctx, destroy, at: .cString(file, Int(line)))
+    cFinally(.on(d), p, fn, ctx, destroy, in: "vow_finally_on", at: .cString(file, Int(line)))
 }
 
 @c @implementation
@@ -126,7 +128,7 @@ public func vow_then_call_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                              _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
                              _ ctx: UnsafeMutableRawPointer?,
                              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cThenCall(p, signature, fn, ctx, destroy, at: .cString(file, Int(line)))
+    cThenCall(.plain, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call", at: .cString(file, Int(line)))
 }
 
 @c @implementation
@@ -134,21 +136,22 @@ public func vow_then_call_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                                 _ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
                                 _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cThenCallOn(d, p, signature, fn, ctx, destroy, at: .cString(file, Int(line)))
+    cThenCall(.on(d), p, signature, fn, CContext(ctx, destroy), in: "vow_then_call_on",
+              at: .cString(file, Int(line)))
 }
 
 @c @implementation
 public func vow_promise_lazy_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                                 _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    makeLazy(on: .default, body, ctx, destroy, at: .cString(file, Int(line)))
+    cPromiseLazy(.plain, body, ctx, destroy, in: "vow_promise_lazy", at: .cString(file, Int(line)))
 }
 
 @c @implementation
 public func vow_promise_lazy_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                                    _ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
                                    _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cPromiseLazyOn(d, body, ctx, destroy, at: .cString(file, Int(line)))
+    cPromiseLazy(.on(d), body, ctx, destroy, in: "vow_promise_lazy_on", at: .cString(file, Int(line)))
 }
 
 @c @implementation

@@ -200,6 +200,23 @@ func dispatcherHandle(_ pointer: OpaquePointer?, in function: StaticString) -> (
     }
 }
 
+/// The dispatcher a C call runs on: none named (a plain form: the default dispatcher) or
+/// the `d` of an `_on` form, which must be a live `vow_dispatcher *`.
+enum CDispatcherArgument {
+    case plain
+    case on(OpaquePointer?)
+
+    /// The dispatcher; nil (with a diagnostic naming `function`) for an `_on` form whose
+    /// `d` is NULL or not a `vow_dispatcher *`.
+    @inline(__always)
+    func dispatcher(in function: StaticString) -> (any Dispatcher)? {
+        switch self {
+        case .plain: return DefaultDispatcher.shared
+        case .on(let d): return dispatcherHandle(d, in: function)
+        }
+    }
+}
+
 extension VowRuntime {
     /// The Swift face of a C `vow_dispatcher *`: a dispatcher made with
     /// `vow_dispatcher_new` is itself a `Dispatcher`; a Swift dispatcher that was handed to

@@ -14,7 +14,7 @@ public func vow_error_new(_ domain: UnsafePointer<CChar>?, _ code: Int64,
 public func vow_error_with_payload(_ domain: UnsafePointer<CChar>?, _ code: Int64,
                                    _ message: UnsafePointer<CChar>?, _ payload: OpaquePointer?) -> OpaquePointer? {
     guard let domain else { return nil }
-    let value = payload == nil ? nil : valueHandle(payload, in: "vow_error_with_payload")
+    let value = payload == nil ? nil : handle(payload, as: VowValue.self, in: "vow_error_with_payload")
     if payload != nil && value == nil { return nil }
     return VowErrorBox(domain: String(cString: domain), code: code,
                        message: message.map { String(cString: $0) } ?? "", payload: value).retainedHandle
@@ -37,27 +37,27 @@ public func vow_error_release(_ e: OpaquePointer?) {
 
 @c @implementation
 public func vow_error_domain(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
-    errorHandle(e, in: "vow_error_domain")?.domainPointer
+    handle(e, as: VowErrorBox.self, in: "vow_error_domain")?.domainPointer
 }
 
 @c @implementation
 public func vow_error_code(_ e: OpaquePointer?) -> Int64 {
-    errorHandle(e, in: "vow_error_code")?.code ?? 0
+    handle(e, as: VowErrorBox.self, in: "vow_error_code")?.code ?? 0
 }
 
 @c @implementation
 public func vow_error_message(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
-    errorHandle(e, in: "vow_error_message")?.messagePointer
+    handle(e, as: VowErrorBox.self, in: "vow_error_message")?.messagePointer
 }
 
 @c @implementation
 public func vow_error_payload(_ e: OpaquePointer?) -> OpaquePointer? {
-    errorHandle(e, in: "vow_error_payload")?.payload?.borrowedHandle
+    handle(e, as: VowErrorBox.self, in: "vow_error_payload")?.payload?.borrowedHandle
 }
 
 @c @implementation
 public func vow_error_is_cancelled(_ e: OpaquePointer?) -> Bool {
-    errorHandle(e, in: "vow_error_is_cancelled")?.isCancelled ?? false
+    handle(e, as: VowErrorBox.self, in: "vow_error_is_cancelled")?.isCancelled ?? false
 }
 
 @c @implementation

@@ -51,24 +51,24 @@ func withHandle<T: AnyObject, R>(_ pointer: OpaquePointer?, _ tag: HandleTag, as
     return unmanaged._withUnsafeGuaranteedRef(body)
 }
 
-/// The `Core` behind a `vow_promise *` (see `handle(_:_:as:in:)`).
-@inline(__always)
-func promiseHandle(_ pointer: OpaquePointer?, in function: StaticString) -> Core? {
-    handle(pointer, .promise, as: Core.self, in: function)
+/// A class whose objects C holds through one kind of handle: promises, values and errors,
+/// each found by its type alone with `handle(_:as:in:)`. (Resolvers come in two forms:
+/// `resolverHandle(_:in:)`.)
+protocol TaggedHandle: AnyObject {
+    /// The tag its handles carry.
+    static var handleKind: HandleTag { get }
 }
 
-/// The `VowValue` behind a `vow_value *`.
-@inline(__always)
-func valueHandle(_ pointer: OpaquePointer?, in function: StaticString) -> VowValue? {
-    handle(pointer, .value, as: VowValue.self, in: function)
-}
+extension Core: TaggedHandle { static var handleKind: HandleTag { .promise } }
+extension VowValue: TaggedHandle { static var handleKind: HandleTag { .value } }
+extension VowErrorBox: TaggedHandle { static var handleKind: HandleTag { .error } }
 
-/// The `VowErrorBox` behind a `vow_error *`.
+/// The object behind a handle of `type`'s kind, e.g. the `Core` behind a `vow_promise *`
+/// (see `handle(_:_:as:in:)`).
 @inline(__always)
-func errorHandle(_ pointer: OpaquePointer?, in function: StaticString) -> VowErrorBox? {
-    handle(pointer, .error, as: VowErrorBox.self, in: function)
+func handle<T: TaggedHandle>(_ pointer: OpaquePointer?, as type: T.Type, in function: StaticString) -> T? {
+    handle(pointer, T.handleKind, as: T.self, in: function)
 }
-
 
 /// Writes the one-line diagnostic for a handle of the wrong kind.
 @inline(never)

@@ -9,32 +9,22 @@ import CVow
 @c @implementation
 public func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
                              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    makeLazy(on: .default, body, ctx, destroy, at: .cString(nil, 0))
+    cPromiseLazy(.plain, body, ctx, destroy, in: "vow_promise_lazy", at: .cString(nil, 0))
 }
 
 @c @implementation
 public func vow_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
                                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cPromiseLazyOn(d, body, ctx, destroy, at: .cString(nil, 0))
+    cPromiseLazy(.on(d), body, ctx, destroy, in: "vow_promise_lazy_on", at: .cString(nil, 0))
 }
 
-/// `vow_promise_lazy_on` and its `_at` variant.
+/// `vow_promise_lazy` and `vow_promise_lazy_on` (and their `_at` variants): the lazy
+/// promise whose producer calls `body(ctx, resolver)`; the resolver handed to C is
+/// borrowed for the call (a C program retains it to settle later).
 @inline(__always)
-func cPromiseLazyOn(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                    _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
-    guard let dispatcher = dispatcherHandle(d, in: "vow_promise_lazy_on") else {
-        var context = CContext(ctx, destroy)
-        context.destroyNow()
-        return nil
-    }
-    return makeLazy(on: dispatcher, body, ctx, destroy, at: site)
-}
-
-/// The lazy promise whose producer calls `body(ctx, resolver)`; the resolver handed to C
-/// is borrowed for the call (a C program retains it to settle later).
-func makeLazy(on dispatcher: any Dispatcher, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-              _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
-    guard let body else {
+func cPromiseLazy(_ d: CDispatcherArgument, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                  _ destroy: CDestroy?, in function: StaticString, at site: Site) -> OpaquePointer? {
+    guard let dispatcher = d.dispatcher(in: function), let body else {
         var context = CContext(ctx, destroy)
         context.destroyNow()
         return nil
@@ -56,7 +46,7 @@ public func vow_delay(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? 
 /// `vow_delay` and its `_at` variant.
 @inline(__always)
 func cDelay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_delay") else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_delay") else { return nil }
     return core.delayed(seconds: cSeconds(seconds, in: "vow_delay")).made(at: site, from: core).retainedHandle
 }
 
@@ -87,7 +77,7 @@ func cRetry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ 
     return RetryAttempt.start(times: Int(times), delay: cSeconds(delay_seconds, in: "vow_retry"), firstInline: false,
                               shouldRetry: predicate) {
         let made = make(callback.ctx)
-        guard let core = promiseHandle(made, in: "vow_retry") else {
+        guard let core = handle(made, as: Core.self, in: "vow_retry") else {
             throw VowError(.type, "vow_retry: make returned NULL or not a vow_promise")
         }
         releaseHandle(made, .promise, in: "vow_retry")

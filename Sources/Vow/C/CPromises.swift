@@ -29,7 +29,7 @@ public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
 @inline(__always)
 func cPromiseFulfilled(_ value: OpaquePointer?,
                        at site: Site) -> OpaquePointer? {
-    guard let value = valueHandle(value, in: "vow_promise_fulfilled") else { return nil }
+    guard let value = handle(value, as: VowValue.self, in: "vow_promise_fulfilled") else { return nil }
     return Core(fulfilled: value).made(at: site).retainedHandle
 }
 
@@ -42,7 +42,7 @@ public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
 @inline(__always)
 func cPromiseRejected(_ error: OpaquePointer?,
                       at site: Site) -> OpaquePointer? {
-    guard let error = errorHandle(error, in: "vow_promise_rejected") else { return nil }
+    guard let error = handle(error, as: VowErrorBox.self, in: "vow_promise_rejected") else { return nil }
     return Core(rejected: error).made(at: site).retainedHandle
 }
 
@@ -58,20 +58,20 @@ public func vow_promise_release(_ p: OpaquePointer?) {
 
 @c @implementation
 public func vow_promise_state(_ p: OpaquePointer?) -> vow_state {
-    guard let core = promiseHandle(p, in: "vow_promise_state") else { return VOW_STATE_INVALID }
+    guard let core = handle(p, as: Core.self, in: "vow_promise_state") else { return VOW_STATE_INVALID }
     if core.isPending { return VOW_PENDING }
     return core.isRejected ? VOW_REJECTED : VOW_FULFILLED
 }
 
 @c @implementation
 public func vow_promise_value(_ p: OpaquePointer?) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_promise_value"), core.isFulfilled else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_promise_value"), core.isFulfilled else { return nil }
     return core.cValue.retainedHandle
 }
 
 @c @implementation
 public func vow_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_promise_error"), core.isRejected else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_promise_error"), core.isRejected else { return nil }
     return core.cError.retainedHandle
 }
 
@@ -80,7 +80,7 @@ public func vow_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
 @c @implementation
 public func vow_resolver_resolve(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
     guard let resolver = resolverHandle(r, in: "vow_resolver_resolve"),
-          let value = valueHandle(x, in: "vow_resolver_resolve") else { return VOW_EINVAL.rawValue }
+          let value = handle(x, as: VowValue.self, in: "vow_resolver_resolve") else { return VOW_EINVAL.rawValue }
     return resolver.resolve(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
 }
 
@@ -96,7 +96,7 @@ public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> In
 @c @implementation
 public func vow_resolver_reject(_ r: OpaquePointer?, _ e: OpaquePointer?) -> Int32 {
     guard let resolver = resolverHandle(r, in: "vow_resolver_reject"),
-          let error = errorHandle(e, in: "vow_resolver_reject") else { return VOW_EINVAL.rawValue }
+          let error = handle(e, as: VowErrorBox.self, in: "vow_resolver_reject") else { return VOW_EINVAL.rawValue }
     return resolver.reject(error) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
 }
 

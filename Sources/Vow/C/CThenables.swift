@@ -94,7 +94,7 @@ private func callThen(_ cls: UnsafePointer<vow_thenable_class>, _ object: Unsafe
 /// The error a class function handed back (+1, taken over), or a library error if it set
 /// none.
 private func takeThrown(_ thrown: OpaquePointer?, _ function: String) -> any Error {
-    if let thrown, let box = errorHandle(thrown, in: "vow_thenable_class") {
+    if let thrown, let box = handle(thrown, as: VowErrorBox.self, in: "vow_thenable_class") {
         Unmanaged.passUnretained(box).release()
         return box
     }
@@ -104,7 +104,7 @@ private func takeThrown(_ thrown: OpaquePointer?, _ function: String) -> any Err
 
 /// Releases an error a class function set although it did not report a throw.
 private func releaseThrown(_ thrown: OpaquePointer?) {
-    if let thrown, let box = errorHandle(thrown, in: "vow_thenable_class") {
+    if let thrown, let box = handle(thrown, as: VowErrorBox.self, in: "vow_thenable_class") {
         Unmanaged.passUnretained(box).release()
     }
 }

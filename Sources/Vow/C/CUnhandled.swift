@@ -35,5 +35,5 @@ public func vow_set_unhandled_error_handler(_ h: vow_unhandled_handler?, _ ctx: 
 
 @c @implementation
 public func vow_cancel(_ p: OpaquePointer?) {
-    promiseHandle(p, in: "vow_cancel")?.cancel()
+    handle(p, as: Core.self, in: "vow_cancel")?.cancel()
 }

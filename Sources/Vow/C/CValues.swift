@@ -51,7 +51,7 @@ public func vow_value_list(_ items: UnsafePointer<OpaquePointer?>?, _ n: Int) ->
     var values: [VowValue] = []
     values.reserveCapacity(n)
     for index in 0..<n {
-        guard let item = valueHandle(items[index], in: "vow_value_list") else { return nil }
+        guard let item = handle(items[index], as: VowValue.self, in: "vow_value_list") else { return nil }
         values.append(item)
     }
     return VowValue(.list(values)).retainedHandle
@@ -59,13 +59,13 @@ public func vow_value_list(_ items: UnsafePointer<OpaquePointer?>?, _ n: Int) ->
 
 @c @implementation
 public func vow_value_promise(_ p: OpaquePointer?) -> OpaquePointer? {
-    guard let core = promiseHandle(p, in: "vow_value_promise") else { return nil }
+    guard let core = handle(p, as: Core.self, in: "vow_value_promise") else { return nil }
     return VowValue(.promise(core)).retainedHandle
 }
 
 @c @implementation
 public func vow_value_error(_ e: OpaquePointer?) -> OpaquePointer? {
-    guard let error = errorHandle(e, in: "vow_value_error") else { return nil }
+    guard let error = handle(e, as: VowErrorBox.self, in: "vow_value_error") else { return nil }
     return VowValue(.error(error)).retainedHandle
 }
 
@@ -91,44 +91,50 @@ public func vow_value_release(_ v: OpaquePointer?) {
 
 @c @implementation
 public func vow_value_kind(_ v: OpaquePointer?) -> vow_kind {
-    valueHandle(v, in: "vow_value_kind")?.kind ?? VOW_KIND_INVALID
+    handle(v, as: VowValue.self, in: "vow_value_kind")?.kind ?? VOW_KIND_INVALID
 }
 
 @c @implementation
 public func vow_value_get_bool(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Bool>?) -> Int32 {
-    guard let value = valueHandle(v, in: "vow_value_get_bool"), let out else { return VOW_EINVAL.rawValue }
-    guard case .bool(let flag) = value.content else { return VOW_ETYPE.rawValue }
-    out.pointee = flag
-    return VOW_OK.rawValue
+    getScalar(v, out, in: "vow_value_get_bool") { if case .bool(let flag) = $0 { flag } else { nil } }
 }
 
 @c @implementation
 public func vow_value_get_int(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    guard let value = valueHandle(v, in: "vow_value_get_int"), let out else { return VOW_EINVAL.rawValue }
-    guard case .int(let integer) = value.content else { return VOW_ETYPE.rawValue }
-    out.pointee = integer
-    return VOW_OK.rawValue
+    getScalar(v, out, in: "vow_value_get_int") { if case .int(let integer) = $0 { integer } else { nil } }
 }
 
 @c @implementation
 public func vow_value_get_double(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
-    guard let value = valueHandle(v, in: "vow_value_get_double"), let out else { return VOW_EINVAL.rawValue }
-    switch value.content {
-    case .double(let real): out.pointee = real
-    case .int(let integer): out.pointee = Double(integer)
-    default: return VOW_ETYPE.rawValue
+    getScalar(v, out, in: "vow_value_get_double") { content in
+        switch content {
+        case .double(let real): real
+        case .int(let integer): Double(integer)
+        default: nil
+        }
     }
+}
+
+/// `vow_value_get_bool`, `_int` and `_double`: writes what `read` finds in the value to
+/// `*out` (VOW_OK); VOW_ETYPE if `read` finds nothing (another kind), VOW_EINVAL for a bad
+/// handle or a NULL `out`.
+@inline(__always)
+private func getScalar<T>(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, in function: StaticString,
+                          _ read: (VowValue.Content) -> T?) -> Int32 {
+    guard let value = handle(v, as: VowValue.self, in: function), let out else { return VOW_EINVAL.rawValue }
+    guard let scalar = read(value.content) else { return VOW_ETYPE.rawValue }
+    out.pointee = scalar
     return VOW_OK.rawValue
 }
 
 @c @implementation
 public func vow_value_get_string(_ v: OpaquePointer?) -> UnsafePointer<CChar>? {
-    valueHandle(v, in: "vow_value_get_string")?.stringPointer
+    handle(v, as: VowValue.self, in: "vow_value_get_string")?.stringPointer
 }
 
 @c @implementation
 public func vow_value_get_bytes(_ v: OpaquePointer?, _ n: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_bytes"), let (bytes, count) = value.bytesPointer else {
+    guard let value = handle(v, as: VowValue.self, in: "vow_value_get_bytes"), let (bytes, count) = value.bytesPointer else {
         n?.pointee = 0
         return nil
     }
@@ -138,35 +144,33 @@ public func vow_value_get_bytes(_ v: OpaquePointer?, _ n: UnsafeMutablePointer<I
 
 @c @implementation
 public func vow_value_get_pointer(_ v: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_pointer"),
-          case .pointer(let pointer, _) = value.content else { return nil }
-    return pointer
+    readContent(v, in: "vow_value_get_pointer") { if case .pointer(let pointer, _) = $0 { pointer } else { nil } }
 }
 
 @c @implementation
 public func vow_value_count(_ v: OpaquePointer?) -> Int {
-    valueHandle(v, in: "vow_value_count")?.listElements?.count ?? 0
+    handle(v, as: VowValue.self, in: "vow_value_count")?.listElements?.count ?? 0
 }
 
 @c @implementation
 public func vow_value_at(_ v: OpaquePointer?, _ i: Int) -> OpaquePointer? {
-    guard let items = valueHandle(v, in: "vow_value_at")?.listElements, i >= 0, i < items.count else { return nil }
+    guard let items = handle(v, as: VowValue.self, in: "vow_value_at")?.listElements, i >= 0, i < items.count else { return nil }
     return items[i].borrowedHandle
 }
 
 @c @implementation
 public func vow_value_get_promise(_ v: OpaquePointer?) -> OpaquePointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_promise"),
-          case .promise(let core) = value.content else { return nil }
-    return core.borrowedHandle
+    readContent(v, in: "vow_value_get_promise") { if case .promise(let core) = $0 { core.borrowedHandle } else { nil } }
 }
 
 @c @implementation
 public func vow_value_get_thenable(_ v: OpaquePointer?,
                                    _ cls_out: UnsafeMutablePointer<UnsafePointer<vow_thenable_class>?>?)
     -> UnsafeMutableRawPointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_thenable"),
-          case .thenable(let cls, let object, _) = value.content else {
+    let thenable = readContent(v, in: "vow_value_get_thenable") {
+        if case .thenable(let cls, let object, _) = $0 { (cls, object) } else { nil }
+    }
+    guard let (cls, object) = thenable else {
         cls_out?.pointee = nil
         return nil
     }
@@ -176,7 +180,15 @@ public func vow_value_get_thenable(_ v: OpaquePointer?,
 
 @c @implementation
 public func vow_value_get_error(_ v: OpaquePointer?) -> OpaquePointer? {
-    guard let value = valueHandle(v, in: "vow_value_get_error"),
-          case .error(let box) = value.content else { return nil }
-    return box.borrowedHandle
+    readContent(v, in: "vow_value_get_error") { if case .error(let box) = $0 { box.borrowedHandle } else { nil } }
+}
+
+/// What `read` finds in the content of the value behind `v` (borrowed: the value keeps
+/// it); nil for NULL, a handle of another kind (with a diagnostic naming `function`) or a
+/// value of another kind.
+@inline(__always)
+private func readContent<R>(_ v: OpaquePointer?, in function: StaticString,
+                            _ read: (VowValue.Content) -> R?) -> R? {
+    guard let value = handle(v, as: VowValue.self, in: function) else { return nil }
+    return read(value.content)
 }

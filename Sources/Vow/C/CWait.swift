@@ -8,7 +8,7 @@ public func vow_wait(_ p: OpaquePointer?, _ timeout_seconds: Double,
                      _ error_out: UnsafeMutablePointer<OpaquePointer?>?) -> vow_state {
     value_out?.pointee = nil
     error_out?.pointee = nil
-    guard let core = promiseHandle(p, in: "vow_wait") else { return VOW_STATE_INVALID }
+    guard let core = handle(p, as: Core.self, in: "vow_wait") else { return VOW_STATE_INVALID }
     if core.wouldDeadlock() {
         // Its own answer, so code that checks the state alone cannot take it for a
         // time-out and wait again forever.

@@ -12,46 +12,24 @@ import CVow
 public func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
                           _ ctx: UnsafeMutableRawPointer?,
                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cThenCall(p, signature, fn, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_then_call` (and its `_at` variant, with the caller's site).
-@inline(__always)
-func cThenCall(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
-               _ ctx: UnsafeMutableRawPointer?,
-               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-               at site: Site) -> OpaquePointer? {
-    return registerForeignCall(nil, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call", at: site)
+    cThenCall(.plain, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call", at: .cString(nil, 0))
 }
 
 @c @implementation
 public func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
                              _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
                              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cThenCallOn(d, p, signature, fn, ctx, destroy, at: .cString(nil, 0))
+    cThenCall(.on(d), p, signature, fn, CContext(ctx, destroy), in: "vow_then_call_on", at: .cString(nil, 0))
 }
 
-/// `vow_then_call_on` (and its `_at` variant, with the caller's site).
-@inline(__always)
-func cThenCallOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
-                 _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
-                 _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                 at site: Site) -> OpaquePointer? {
-    var context = CContext(ctx, destroy)
-    guard let dispatcher = dispatcherHandle(d, in: "vow_then_call_on") else {
-        context.destroyNow()
-        return nil
-    }
-    return registerForeignCall(dispatcher, p, signature, fn, context, in: "vow_then_call_on", at: site)
-}
-
-/// Both `vow_then_call` entry points: parse, check, register. Returns the derived promise
-/// (+1), or nil; on nil, `destroy` has run before the entry point returns.
-private func registerForeignCall(_ dispatcher: (any Dispatcher)?, _ p: OpaquePointer?,
-                                 _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?, _ context: consuming CContext,
-                                 in function: StaticString, at site: Site) -> OpaquePointer? {
+/// Both `vow_then_call` entry points (and their `_at` variants, with the caller's site):
+/// check the dispatcher, parse, check, register. Returns the derived promise (+1), or nil;
+/// on nil, `destroy` has run before the entry point returns.
+func cThenCall(_ d: CDispatcherArgument, _ p: OpaquePointer?,
+               _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?, _ context: consuming CContext,
+               in function: StaticString, at site: Site) -> OpaquePointer? {
     var context = context
-    guard let signature else {
+    guard let dispatcher = d.dispatcher(in: function), let signature else {
         context.destroyNow()
         return nil
     }
@@ -64,12 +42,11 @@ private func registerForeignCall(_ dispatcher: (any Dispatcher)?, _ p: OpaquePoi
     case .success(let made):
         call = made
     }
-    guard fn != nil, let source = promiseHandle(p, in: function) else {
+    guard fn != nil, let source = handle(p, as: Core.self, in: function) else {
         context.destroyNow()
         return nil
     }
-    return source.link(on: dispatcher ?? DefaultDispatcher.shared, ForeignCallBody(call, context), at: site)
-        .retainedHandle
+    return source.link(on: dispatcher, ForeignCallBody(call: call, context: context), at: site).retainedHandle
 }
 
 /// Stands in for a NULL `fn` while the signature is checked (never called).

@@ -51,7 +51,7 @@ extension AnyPromise {
         case .failure(let error): throw error
         case .success(let made): call = made
         }
-        return AnyPromise(core: core.link(on: dispatcher, ForeignCallBody(call, CContext(context, nil)),
+        return AnyPromise(core: core.link(on: dispatcher, ForeignCallBody(call: call, context: CContext(context, nil)),
                                           at: .source(file, line)))
     }
 }

@@ -82,7 +82,7 @@ enum FFIValues {
     static func returnValue(_ scalar: FFIScalar, for code: FFICode, in function: StaticString) -> Result<VowValue, VowError> {
         if code == .value {
             guard case .pointer(let raw?) = scalar else { return .success(VowValue.sharedNull) }
-            guard valueHandle(OpaquePointer(raw), in: function) != nil else {
+            guard handle(OpaquePointer(raw), as: VowValue.self, in: function) != nil else {
                 return .failure(VowError(.type, "the function returned a pointer that is not a vow_value for 'V'"))
             }
             return .success(Unmanaged<VowValue>.fromOpaque(raw).takeRetainedValue())
@@ -96,7 +96,7 @@ enum FFIValues {
     static func argumentValue(_ scalar: FFIScalar, for code: FFICode, in function: StaticString) -> Result<VowValue, VowError> {
         if code == .value {
             guard case .pointer(let raw?) = scalar else { return .success(VowValue.sharedNull) }
-            guard let value = valueHandle(OpaquePointer(raw), in: function) else {
+            guard let value = handle(OpaquePointer(raw), as: VowValue.self, in: function) else {
                 return .failure(VowError(.type, "a pointer that is not a vow_value was passed for 'V'"))
             }
             return .success(value)

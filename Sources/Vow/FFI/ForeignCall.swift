@@ -72,12 +72,8 @@ struct ForeignCall: @unchecked Sendable {
 struct ForeignCallBody: LinkBody, @unchecked Sendable {
     // @unchecked: see `ForeignCall` and `CContext`.
     let call: ForeignCall
+    /// Taken over from the entry point: its `destroy` runs in `dispose()`.
     var context: CContext
-
-    init(_ call: ForeignCall, _ context: consuming CContext) {
-        self.call = call
-        self.context = context
-    }
 
     func run(from source: Core?, settling link: Core) {
         guard let source else { return }

@@ -19,8 +19,8 @@ extension FFITests {
         }
 
         /// The engine object behind a handle the test owns.
-        private func core(_ handle: OpaquePointer?) throws -> Core {
-            try #require(promiseHandle(handle, in: "test"))
+        private func core(_ pointer: OpaquePointer?) throws -> Core {
+            try #require(handle(pointer, as: Core.self, in: "test"))
         }
 
         private func settled(_ handle: OpaquePointer?) throws -> Result<Any, any Error> {
