@@ -283,7 +283,4 @@ extension Core {
         withExtendedLifetime(upstreams) {}
         return rows.sorted { $0.madeAt < $1.madeAt }.map(\.row)
     }
-
-    /// How many promises are listed (settled ones not yet freed included), for tests.
-    package static var count: Int { entries.withLock { $0.count } }
 }
