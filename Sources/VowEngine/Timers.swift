@@ -45,11 +45,11 @@ extension Core {
 
     /// Settles like this promise unless `seconds` pass first; then rejects with the
     /// timeout error and releases this promise (cancelling it unless something else still
-    /// waits on it).
-    @usableFromInline package final func timeout(seconds: Double) -> Core {
+    /// waits on it). `site`: the face's caller's, recorded once in debug mode (by the link).
+    @usableFromInline package final func timeout(seconds: Double, at site: Site = .unknown) -> Core {
         let result = link(on: InlineDispatcher.shared, ClosureBody { source, link in
             if let source { link.settle(like: source) }
-        })
+        }, at: site)
         let timer = OneShotTimer(seconds: seconds) { [self] in
             if result.reject(EngineError.timeout(seconds: seconds)) {
                 result.releaseUpstreams([self])
@@ -64,7 +64,8 @@ extension Core {
     /// the value waits, a rejection passes on at once (an error is not worth waiting
     /// for). Cancelling the result during the pause stops the timer; cancelling it before
     /// this promise settles releases this promise under the upstream rule, like a link.
-    @usableFromInline package final func delayed(seconds: Double) -> Core {
+    /// `site`: as for `timeout`.
+    @usableFromInline package final func delayed(seconds: Double, at site: Site = .unknown) -> Core {
         link(on: InlineDispatcher.shared, ClosureBody { source, link in
             guard let source else { return }
             if source.isRejected || Timing.delayNanoseconds(seconds) == 0 {
@@ -73,6 +74,6 @@ extension Core {
             }
             let timer = OneShotTimer(seconds: seconds) { link.settle(like: source) }
             link.onCancel { timer.cancel() }
-        })
+        }, at: site)
     }
 }

@@ -16,8 +16,11 @@ extension Promise where T: Sendable {
     /// Cancelling the promise rejects it at once with `VowError.Code.cancelled` but cannot
     /// stop the work behind the future (NIO futures cannot be cancelled); the future's
     /// later result is then ignored.
-    public init(_ future: EventLoopFuture<T>) {
-        let (promise, resolver) = Promise<T>.pending()
+    ///
+    /// In debug mode the promise records the caller's `file` and `line`, as every API that
+    /// makes a promise does.
+    public init(_ future: EventLoopFuture<T>, file: StaticString = #fileID, line: UInt = #line) {
+        let (promise, resolver) = Promise<T>.pending(file: file, line: line)
         future.whenComplete { result in resolver.resolve(result) }
         self = promise
     }
@@ -35,18 +38,22 @@ extension Promise where T: Sendable {
     /// The future completes on `loop`'s thread (NIO carries the result over when the promise
     /// settles on another thread; no extra Vow hop). `loop` must still be running when the
     /// promise settles: like any `EventLoopPromise`, the future cannot complete on a loop
-    /// that has shut down (NIO then reports it).
-    public func futureResult(on loop: any EventLoop) -> EventLoopFuture<T> {
+    /// that has shut down (NIO then reports it). In debug mode the two handler links record
+    /// the caller's `file` and `line`.
+    public func futureResult(on loop: any EventLoop, file: StaticString = #fileID,
+                             line: UInt = #line) -> EventLoopFuture<T> {
         let target = loop.makePromise(of: T.self)
-        tap(on: .inline) { result in target.completeWith(result) }
-            .catch(on: .inline, policy: .allErrors) { _ in }  // the error went into the future
+        tap(on: .inline, file: file, line: line) { result in target.completeWith(result) }
+            .catch(on: .inline, file: file, line: line, policy: .allErrors) { _ in }  // the error went into the future
         return target.futureResult
     }
 }
 
 extension EventLoopFuture where Value: Sendable {
     /// This future as a Vow promise: `Promise(self)`, for chaining
-    /// (`channel.writeAndFlush(x).promise.then(on: …) { … }`).
+    /// (`channel.writeAndFlush(x).promise.then(on: …) { … }`). A property cannot see its
+    /// caller's line: in debug mode this promise's site is this file's; `Promise(future)`
+    /// records the caller's.
     public var promise: Promise<Value> {
         Promise(self)
     }

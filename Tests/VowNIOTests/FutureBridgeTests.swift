@@ -51,6 +51,26 @@ extension NIOBridge {
             }
         }
 
+        @Test("in debug mode, Promise(future) and futureResult(on:) record the caller's file and line")
+        func debugSites() throws {
+            try withLoop { loop, _ throws in
+                VowRuntime.debugMode = true
+                defer { VowRuntime.debugMode = false }
+                let later = loop.makePromise(of: Int.self)
+                let promise = Promise(later.futureResult); let promiseLine = #line
+                let (source, resolver) = Promise<Int>.pending()
+                let future = source.futureResult(on: loop); let futureLine = #line
+                // Other tests may run meanwhile: look for these sites, not for a census of two.
+                let sites = VowRuntime.pendingPromises().map(\.site)
+                #expect(sites.contains("\(#fileID):\(promiseLine)"))
+                #expect(sites.contains("\(#fileID):\(futureLine)"))
+                later.succeed(1)
+                resolver.fulfill(2)
+                #expect(try value(of: promise) == 1)
+                #expect(try future.wait() == 2)
+            }
+        }
+
         // MARK: Promise to future
 
         @Test("futureResult(on:) succeeds with the value, on the given loop")

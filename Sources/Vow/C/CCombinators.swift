@@ -88,7 +88,7 @@ public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer
 func cTimeout(_ p: OpaquePointer?, _ seconds: Double,
               at site: Site) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_timeout") else { return nil }
-    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout")).made(at: site, from: core).retainedHandle
+    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout"), at: site).retainedHandle
 }
 
 @c @implementation

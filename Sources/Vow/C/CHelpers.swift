@@ -47,7 +47,7 @@ public func vow_delay(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? 
 @inline(__always)
 func cDelay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_delay") else { return nil }
-    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay")).made(at: site, from: core).retainedHandle
+    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay"), at: site).retainedHandle
 }
 
 @c @implementation

@@ -27,7 +27,7 @@ extension Promise {
     /// Zero, negative, -infinity and NaN (a caller's mistake): the time is up at once (a
     /// promise already settled still wins); +infinity: it never times out.
     public func timeout(seconds: Double, file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
-        Promise(core: core.timeout(seconds: seconds).made(at: .source(file, line), from: core))
+        Promise(core: core.timeout(seconds: seconds, at: .source(file, line)))
     }
 }
 
@@ -68,7 +68,7 @@ extension Promise {
     /// The time rule of `after(seconds:)`: zero, negative, -infinity and NaN (a caller's
     /// mistake) pass the value on without a pause; +infinity never passes it on.
     public func delay(seconds: Double, file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
-        Promise(core: core.delayed(seconds: seconds).made(at: .source(file, line), from: core))
+        Promise(core: core.delayed(seconds: seconds, at: .source(file, line)))
     }
 }
 
