@@ -205,11 +205,16 @@ extension ErrorModel.UnhandledErrorTests {
             debugMode(true) {
                 let (head, resolver) = Promise<Int>.pending(); headLine = #line
                 do {
-                    let end = head.map { _ -> Int in throw ErrorModel.TokenError(token) }; endLine = #line
+                    // On the library's queue by name, not `.default`: another suite may
+                    // replace the process-wide default meanwhile, and its queue is not
+                    // drained here (the report would come after the capture).
+                    let end = head.map(on: VowRuntime.librarySerial) { _ -> Int in
+                        throw ErrorModel.TokenError(token)
+                    }; endLine = #line - 2
                     _ = end.core
                 }
                 resolver.fulfill(1)
-                // The end of the branch is released here; its link runs on the default queue.
+                // The end of the branch is released here; its link runs on the library's queue.
                 ErrorModel.drainDefault()
                 ErrorModel.drainDefault()
             }
