@@ -5,7 +5,7 @@ import Testing
 // VowRuntime.defaultDispatcher, get and set. The setting is process-wide and other suites run in
 // parallel: this is the only suite that changes it, it is serialized, every test restores
 // it, and the replacement is a serial queue that runs other suites' callbacks correctly
-// while it is in place. Checks count only this suite's own callbacks (recognised by a
+// while it is in place (and that their `ErrorModel.drainDefault()` drains too). Checks count only this suite's own callbacks (recognised by a
 // queue-specific key).
 
 /// A serial DispatchQueue tagged so a callback can tell it runs there.
@@ -18,6 +18,8 @@ private struct TaggedQueue {
         self.tag = tag
         queue = DispatchQueue(label: "test.default.\(tag)")
         queue.setSpecific(key: key, value: tag)
+        // Other suites' `.default` work may land here while it is the default.
+        ReplacedDefaults.remember(queue)
     }
 }
 

@@ -112,8 +112,11 @@ extension ErrorModel {
     /// serial queue, in case another suite replaced the default) run, and the jobs that
     /// ran be released. Two rounds: a serial queue releases a batch of jobs after running
     /// the whole batch, so the second round starts only after the first batch was freed.
+    /// The queues another suite set as the default meanwhile (`ReplacedDefaults`) are
+    /// drained too: work registered on `.default` while one was in place runs there.
     static func drainDefault() {
         for _ in 0..<2 {
+            for queue in ReplacedDefaults.all { queue.sync {} }
             _ = outcome(of: Promise<Void>.value(()).then(on: VowRuntime.librarySerial) { _ in })
             _ = outcome(of: Promise<Void>.value(()).then { _ in })
         }
@@ -188,4 +191,17 @@ extension ErrorModel {
             return done.wait(timeout: .now() + .seconds(5)) == .success
         }
     }
+}
+
+/// Every queue a test set as the process-wide default (`DefaultDispatcherSettingTests`),
+/// so that `ErrorModel.drainDefault()` in a suite running in parallel can drain it too.
+/// Kept for the whole run (a few queues).
+enum ReplacedDefaults {
+    private static let queues = Locked<[DispatchQueue]>([])
+
+    static func remember(_ queue: DispatchQueue) {
+        queues.withLock { $0.append(queue) }
+    }
+
+    static var all: [DispatchQueue] { queues.withLock { $0 } }
 }
