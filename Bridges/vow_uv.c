@@ -298,6 +298,7 @@ struct vow_uv__req {
     uv_timer_t timer;
     int kind;
     bool done;               /* libuv's part is over, or a timer was stopped (loop thread) */
+    bool closing;            /* the request in flight closes a file: never cancelled */
     atomic_int refs;         /* libuv's and the cancel registration's */
     vow_uv__state *st;       /* a reference of the state's refs */
     uv_loop_t *loop;
@@ -389,7 +390,8 @@ vow_uv__req_stop(vow_uv__req *req)
         uv_close((uv_handle_t *)&req->timer, vow_uv__on_timer_closed);
         return;
     }
-    uv_cancel(&req->u.req);
+    /* A close is left to finish: cancelled, it would leave the file open. */
+    if (!req->closing) uv_cancel(&req->u.req);
 }
 
 /* The cancel handler (loop thread, through vow_resolver_on_cancel_on). */
@@ -540,6 +542,7 @@ vow_uv_fs_close(vow_dispatcher *d, uv_file file)
     vow_promise *p;
     vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p);
     if (req == NULL) return NULL;
+    req->closing = true;
     int rc = uv_fs_close(req->loop, &req->u.fs, file, vow_uv__on_fs);
     return rc < 0 ? vow_uv__refused(req, p, rc) : p;
 }
@@ -574,6 +577,7 @@ static void
 vow_uv__read_file_close(vow_uv__req *req)
 {
     if (req->file >= 0) {
+        req->closing = true;
         int rc = uv_fs_close(req->loop, &req->u.fs, req->file, vow_uv__read_file_step);
         req->file = -1;
         if (rc == 0) return;

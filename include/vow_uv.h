@@ -180,7 +180,10 @@ vow_uv_fs_open(vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE path, in
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_fs_read(vow_dispatcher *VOW_NULLABLE d, uv_file file, size_t length, int64_t offset);
 
-/** uv_fs_close(file): fulfils with the NULL value. */
+/**
+ * uv_fs_close(file): fulfils with the NULL value. Cancelling the promise
+ * does not cancel the close (the file would stay open): it still happens.
+ */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_fs_close(vow_dispatcher *VOW_NULLABLE d, uv_file file);
 
