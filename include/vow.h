@@ -1117,7 +1117,11 @@ vow_wait(vow_promise *VOW_NONNULL p, double timeout_seconds, vow_value *VOW_NULL
 /**
  * All of ps: fulfils with a LIST of their values in input order, or
  * rejects with the first rejection's error (that same error). n == 0
- * fulfils with an empty LIST. Returns +1. Any thread.
+ * fulfils with an empty LIST. The first rejection does not cancel the other
+ * inputs: they keep running, and their outcomes are ignored (counted as
+ * handled). Cancelling the returned promise while it is pending cancels
+ * every input (each only if nothing else still waits on it). Returns +1.
+ * Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_when(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
@@ -1138,6 +1142,93 @@ vow_join(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_race(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/**
+ * The first fulfilment of ps (PromiseKit's PMKRaceFulfilled, Swift's any):
+ * fulfils like the first of ps to fulfil, skipping rejections; once it has,
+ * the others are cancelled (each only if nothing else still waits on it). If
+ * every one rejects, rejects with the error of the one that rejected last
+ * (that same error, not a summary of them; the other rejections count as
+ * handled). n == 0 rejects with VOW_ERROR_EMPTY. Returns +1. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_any(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/**
+ * Makes the promise for input i of vow_when_limited / vow_join_limited and
+ * returns it (+1: the library takes the reference), or NULL (that input
+ * fails with a VOW_ERROR_TYPE error).
+ */
+typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, size_t i);
+
+/**
+ * Bounded concurrency (PromiseKit's when(fulfilled:concurrently:)): n
+ * inputs, made lazily by make(ctx, i), at most limit of them pending at
+ * once. Fulfils with a LIST of their n values in input order (the same
+ * handles), or rejects with the first rejection's error (that same error).
+ *
+ * make is called with i = 0, 1, ..., n - 1 in that order, each once, one
+ * call at a time, on the default dispatcher as it is when this function is
+ * called (a vow_set_default_dispatcher made later does not move it), never
+ * inside this call: first up to limit calls, then one more each time an
+ * input settles. Use vow_when_limited_on to run make on a loop's thread (a
+ * libuv program that starts uv_fs_* requests inside make). A NULL from make
+ * (or a handle that is not a promise, with a misuse line) fails that input
+ * with a VOW_ERROR_TYPE error, as for vow_retry.
+ *
+ * The first rejection settles the result, stops making inputs and cancels
+ * the ones still pending (each only if nothing else still waits on it; their
+ * outcomes count as handled). Cancelling the returned promise does the same:
+ * no more calls to make, the pending inputs cancelled.
+ *
+ * destroy runs exactly once, when no call to make can come any more: after
+ * the call that made input n - 1 returned, or once the result settled or was
+ * cancelled and no call to make is running; on the thread where that
+ * happens (the dispatcher's, or the one that settled an input or cancelled
+ * the result). n == 0 fulfils with an empty LIST at once (make is never
+ * called; destroy runs before this call returns). limit larger than n makes
+ * every input at once (still lazily, on the dispatcher).
+ *
+ * Returns +1. NULL make returns NULL; limit == 0, or n with the top bit set,
+ * is misuse (NULL and a misuse line). On every failure destroy runs before
+ * the call returns and make is never called. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_limited(size_t n, size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_when_limited with make run on d (retained) instead of the default
+ * dispatcher. If d drops the job that would call make
+ * (a loop shutting down), the result is cancelled. With the inline
+ * dispatcher, the first calls to make run inside this call and later ones
+ * where an input settles. NULL d returns NULL (destroy runs before the call
+ * returns). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_limited_on(vow_dispatcher *VOW_NONNULL d, size_t n, size_t limit, vow_limited_make VOW_NULLABLE make,
+                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1);
+
+/**
+ * vow_when_limited that never rejects (vow_join over lazily made inputs):
+ * fulfils with a LIST of n entries in input order, each input's value or an
+ * ERROR value (vow_value_error) for each rejection, which counts as handled
+ * (a NULL from make is an ERROR value holding a VOW_ERROR_TYPE error). A
+ * rejection does not stop anything. Cancelling the returned promise stops
+ * making inputs and cancels the pending ones, as for vow_when_limited.
+ * Everything else (make's calls and thread, destroy, n == 0, limit, failures)
+ * as for vow_when_limited. Returns +1. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_limited(size_t n, size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_join_limited with make run on d (see vow_when_limited_on). NULL d returns NULL. Any thread. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_limited_on(vow_dispatcher *VOW_NONNULL d, size_t n, size_t limit, vow_limited_make VOW_NULLABLE make,
+                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1);
 
 /**
  * A promise that fulfils with the NULL value after seconds (zero, negative,
@@ -1215,9 +1306,14 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       dropped twice gets "expected a job, got a released handle".
  *       The call returns as for NULL.
  *   vow: FN: count N is too large
- *       vow_value_bytes, vow_value_list, vow_when, vow_join, vow_race: a
- *       count with the top bit set, or more than the address space after
- *       the array holds (N printed as the size_t it was). Returns NULL.
+ *       vow_value_bytes, vow_value_list, vow_when, vow_join, vow_race,
+ *       vow_any: a count with the top bit set, or more than the address
+ *       space after the array holds (N printed as the size_t it was).
+ *       vow_when_limited, vow_join_limited and their _on forms: n with the
+ *       top bit set. Returns NULL (destroy runs, for the _limited calls).
+ *   vow: FN: limit is 0 (at least one promise must be allowed to run)
+ *       vow_when_limited, vow_join_limited and their _on forms. Returns
+ *       NULL; destroy runs.
  *   vow: FN: unknown policy N
  *       vow_catch_policy, vow_catch_policy_on: a vow_policy that is not one
  *       of the constants (N printed as a signed int). Returns NULL; destroy
@@ -1602,6 +1698,34 @@ vow_join_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE c
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_race_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
 
+/** vow_any, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_any_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/** vow_when_limited, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_limited_at(const char *VOW_NULLABLE file, int line, size_t n, size_t limit,
+                    vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_when_limited_on, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_limited_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d, size_t n,
+                       size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_join_limited, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_limited_at(const char *VOW_NULLABLE file, int line, size_t n, size_t limit,
+                    vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_join_limited_on, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_limited_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d, size_t n,
+                       size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
 /** vow_after, recording file:line. */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_after_at(const char *VOW_NULLABLE file, int line, double seconds);
@@ -1684,6 +1808,11 @@ vow_retry_at(const char *VOW_NULLABLE file, int line, int times, double delay_se
 #  define vow_promise_lazy_on(...)   vow_promise_lazy_on_at(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_delay(...)             vow_delay_at(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_retry(...)             vow_retry_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_any(...)               vow_any_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_when_limited(...)      vow_when_limited_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_when_limited_on(...)   vow_when_limited_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_join_limited(...)      vow_join_limited_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_join_limited_on(...)   vow_join_limited_on_at(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 
 #if defined(__clang__)
