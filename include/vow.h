@@ -1319,8 +1319,9 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       of the constants (N printed as a signed int). Returns NULL; destroy
  *       runs.
  *   vow: FN: expected the vow_result of a running callback
- *       vow_result_return, vow_result_throw: a result slot used outside its
- *       callback (after it returned). Does nothing.
+ *       vow_result_return, vow_result_throw, vow_result_adopt: a result slot
+ *       used outside its callback (after it returned). Does nothing (but
+ *       vow_result_adopt still releases the promise it was given).
  *   vow: FN: malformed signature "SIG": PROBLEM
  *   vow: vow_trampoline_new: signature "SIG": PROBLEM
  *       vow_then_call, vow_then_call_on, vow_trampoline_new: a signature
