@@ -33,7 +33,11 @@
  * such a job does not start a loop that has nothing else to do: whatever
  * produces results on other threads keeps the loop alive meanwhile, as libuv
  * asks of any cross-thread work (a uv_work_t, a handle of the program's own).
- * A pending promise keeps nothing alive; only a queued job does.
+ * A pending promise keeps nothing alive by itself; a queued job does, and so
+ * does a hold: vow_uv_hold(d, p) keeps the loop running until p settles, which
+ * is what a program needs when p is settled by Swift, a Vow timer or another
+ * thread (see "Keeping the loop alive until a promise settles" below). The
+ * requests of this bridge (vow_uv_fs_*, ...) keep it alive as libuv's own do.
  *
  * The handle. The dispatcher owns one uv_async_t on the loop: never close it
  * yourself. A shutdown that closes every handle with uv_walk must first call
