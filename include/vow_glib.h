@@ -19,7 +19,9 @@
  *
  * A GMainLoop runs until g_main_loop_quit: the dispatcher never quits it and
  * never needs it to run longer than the program wants; an idle dispatcher
- * wakes nobody (its source is never ready while no job is queued).
+ * wakes nobody (its source is never ready while no job is queued). To run
+ * exactly until some work is done, hold its promise and run the dispatcher:
+ * `vow_glib_hold(d, p); vow_glib_run(d);` (below).
  *
  * Closing. The dispatcher stops running jobs when it is closed with
  * vow_glib_dispatcher_close, when its context is destroyed (the last
