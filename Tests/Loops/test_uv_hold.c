@@ -129,15 +129,15 @@ test_hold_from_another_thread(void)
     REQUIRE(d != NULL);
     uv_timer_t keep;
     uv_timer_init(&tl.loop, &keep);
-    uv_timer_start(&keep, timer_done, 150, 0); /* the loop runs at least this long */
-    late_settler s = {.delay = 0.3, .d = d};
+    uv_timer_start(&keep, timer_done, 300, 0); /* the loop runs at least this long */
+    late_settler s = {.delay = 0.5, .d = d};
     vow_promise *p = vow_promise_pending(&s.r);
     s.hold_this = p;
     pthread_t t;
     double start = now_seconds();
     pthread_create(&t, NULL, settle_later, &s);
     CHECK(run_bounded(&tl));
-    CHECK(now_seconds() - start >= 0.29);
+    CHECK(now_seconds() - start >= 0.49);
     CHECK_EQ_INT(vow_promise_state(p), VOW_FULFILLED);
     pthread_join(t, NULL);
     CHECK_EQ_INT(s.hold_rc, VOW_OK);
