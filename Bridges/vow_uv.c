@@ -688,7 +688,7 @@ vow_uv_fs_read_file(vow_dispatcher *d, const char *path, size_t max_bytes)
     vow_promise *p;
     vow_uv__req *req = vow_uv__req_new(d, VOW_UV__READ_FILE, &p);
     if (req == NULL) return NULL;
-    req->max = max_bytes;
+    req->max = max_bytes < SIZE_MAX ? max_bytes : SIZE_MAX - 1; /* the buffer holds max + 1 */
     int rc = uv_fs_open(req->loop, &req->u.fs, path, O_RDONLY, 0, vow_uv__read_file_step);
     return rc < 0 ? vow_uv__refused(req, p, rc) : p;
 }

@@ -175,6 +175,7 @@ test_read_file(void)
     vow_promise *a_dir = vow_uv_fs_read_file(e.d, in_dir("a-directory"), 1 << 20);
     vow_promise *missing = vow_uv_fs_read_file(e.d, in_dir("missing.txt"), 1 << 20);
     vow_promise *proc = vow_uv_fs_read_file(e.d, "/proc/self/stat", 1 << 20); /* says size 0 */
+    vow_promise *no_limit = vow_uv_fs_read_file(e.d, in_dir("hello.txt"), SIZE_MAX);
     CHECK(run_bounded(&e.tl));
     size_t n = 0;
     vow_value *v = vow_promise_value(hello);
@@ -200,11 +201,15 @@ test_read_file(void)
     vow_value_get_bytes(v, &n);
     CHECK(n > 10);
     vow_value_release(v);
+    v = vow_promise_value(no_limit);
+    vow_value_get_bytes(v, &n);
+    CHECK_EQ_INT(n, 12);
+    vow_value_release(v);
     check_uv_error(too_big, UV_EFBIG);
     check_uv_error(a_dir, UV_EISDIR);
     check_uv_error(missing, UV_ENOENT);
     CHECK_EQ_INT(open_fds(), fds); /* every file closed, whatever happened */
-    vow_promise *all[] = {hello, empty, big, too_big, exact, a_dir, missing, proc};
+    vow_promise *all[] = {hello, empty, big, too_big, exact, a_dir, missing, proc, no_limit};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) vow_promise_release(all[i]);
     env_close(&e);
 }
