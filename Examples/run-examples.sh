@@ -13,7 +13,8 @@
 # engine in the process), C on an event loop also against a bridge (include/vow_uv.h
 # or vow_glib.h and its static archive, built here) and the loop's library, no warnings
 # allowed. Each example must exit 0 and print the lines listed for it below. The README's
-# code blocks must match their files in Examples/readme/.
+# code blocks must match their files in Examples/readme/. The libuv-files and glib-files
+# examples also run under valgrind (leaks and invalid accesses fail them).
 #
 # Prints one line per example and `examples: N passed, M failed`; exits non-zero if any
 # example failed to build or run. Build products go to $VOW_EXAMPLES_OUT (default
@@ -171,6 +172,81 @@ example_libuv() {
         "libuv example: ok" -- "$OUT/libuv-example"
 }
 
+# run_valgrind NAME EXPECTED-LINE... -- COMMAND...: `run` under valgrind (memcheck; definite
+# and indirect leaks are errors, as in the test programs), if valgrind is installed.
+run_valgrind() {
+    local name=$1
+    shift
+    command -v valgrind >/dev/null 2>&1 || { echo "FAIL $name: valgrind not found"; return 1; }
+    local args=()
+    while [ "$1" != "--" ]; do
+        args+=("$1")
+        shift
+    done
+    shift
+    run "$name" "${args[@]}" -- valgrind -q --error-exitcode=99 --errors-for-leak-kinds=definite,indirect \
+        --leak-check=full --show-possibly-lost=no --fair-sched=yes "$@"
+}
+
+# Examples/libuv-files: a libuv program reads 302 files, at most 8 at once, a Swift component
+# counts the words; its C read pipeline (between the two "read pipeline" marks of main.c,
+# every line counted) must stay within 80 lines. Run plain and under valgrind.
+example_libuv_files() {
+    local dir="$ROOT/Examples/libuv-files" lines
+    lines=$(awk '/---- the read pipeline ----/ { inside = 1 } inside { n++ }
+                 /---- end of the read pipeline ----/ { inside = 0 } END { print n + 0 }' "$dir/main.c")
+    if [ "$lines" -lt 10 ] || [ "$lines" -gt 80 ]; then
+        echo "FAIL libuv-files: the read pipeline in main.c is $lines lines (at most 80, marks included)"
+        return 1
+    fi
+    build libvow-uv vow_build_bridge "$ROOT" uv "$OUT" || return 1
+    build libuv-files-swift "$SWIFTC" -emit-library -module-name FileWords "${SWIFT_FLAGS[@]}" \
+        "$dir/filewords.swift" -o "$OUT/libfilewords.so" || return 1
+    # shellcheck disable=SC2046 # loop_link prints arguments
+    build libuv-files-c "$CC" "${LOOP_CFLAGS[@]}" -I "$dir" "$dir/main.c" -o "$OUT/libuv-files" \
+        $(loop_link uv) -L "$OUT" -lfilewords -Wl,-rpath,"$OUT" "${C_LINK[@]}" || return 1
+    local expected=(
+        "batch 1: 302 files, 30 s allowed (the notes hold 1797 words)"
+        "unhandled error: uv -2: no such file or directory"
+        "  archive.txt: uv -21: illegal operation on a directory"
+        "  latin1.txt: TextError 1: notUTF8"
+        "  302 files, 1797 words; at most 8 reads at once"
+        "  uv_run returned with the batch reported"
+        "  reads started: 302 of 302, cancelled: 0"
+        "batch 2: the same files, 5 ms allowed"
+        "  the batch failed: timed out after 0.005 s"
+        "  reads started: " "cancelled: "
+        "unhandled errors reported: 1"
+        "uv_loop_close: nothing left open")
+    run libuv-files "${expected[@]}" -- "$OUT/libuv-files" || return 1
+    # Batch 2 must have cancelled at least one read, and not started them all.
+    if grep -qE "reads started: 302 of 302, cancelled: [0-9]+$" <(sed -n '/batch 2/,$p' "$(log_of libuv-files)") \
+            || grep -qE "^  reads started: [0-9]+ of 302, cancelled: 0$" <(sed -n '/batch 2/,$p' "$(log_of libuv-files)"); then
+        echo "FAIL libuv-files: the time-out of batch 2 cancelled nothing:"
+        sed 's/^/    | /' "$(log_of libuv-files)" | tail -6
+        return 1
+    fi
+    run_valgrind libuv-files-valgrind "${expected[@]}" -- "$OUT/libuv-files" || return 1
+    echo "     (libuv-files: the read pipeline is $lines lines)"
+}
+
+# Examples/glib-files: GIO's file loading as promises (vow_glib_async), run with vow_glib_run.
+example_glib_files() {
+    build libvow-glib vow_build_bridge "$ROOT" glib "$OUT" || return 1
+    # shellcheck disable=SC2046 # loop_link prints arguments
+    build glib-files "$CC" "${LOOP_CFLAGS[@]}" "$ROOT/Examples/glib-files/main.c" -o "$OUT/glib-files" \
+        $(loop_link glib) "${C_LINK[@]}" || return 1
+    local expected=(
+        "loaded README.md: " "loaded Package.swift: "
+        "no-such-file.txt: g-io-error-quark 1: "
+        "vow_glib_run returned: the report ran"
+        "the slow step: timed out after 0.05 s"
+        "the 10 s timeout was cancelled: yes"
+        "glib example: ok")
+    run glib-files "${expected[@]}" -- "$OUT/glib-files" || return 1
+    run_valgrind glib-files-valgrind "${expected[@]}" -- "$OUT/glib-files"
+}
+
 # The main example: a C program calls a Swift component (word counts on the background pool).
 build_wordcount() {
     build wordcount-swift "$SWIFTC" -emit-library -module-name WordCount "${SWIFT_FLAGS[@]}" \
@@ -259,7 +335,7 @@ fi
 passed=0
 failed=0
 for example in example_readme example_c_calls_swift example_swift_wraps_c example_c_event_loop \
-        example_readme_loops example_libuv; do
+        example_readme_loops example_libuv example_libuv_files example_glib_files; do
     if "$example"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "examples: $passed passed, $failed failed"

@@ -24,7 +24,9 @@
  *            false (bool) or 0 (integers), and still runs the destroy it was
  *            given. An out-pointer may be NULL only where its block says so.
  *            Parameters marked VOW_NONNULL are ones where NULL is always a
- *            mistake: compilers warn about a literal NULL there.
+ *            mistake: clang warns about a literal NULL there (gcc does
+ *            not, on purpose: see VOW_NONNULL below). The annotation never
+ *            changes what the compiled program does.
  * Misuse     A handle of the wrong kind (or one already released, when that
  *            is detectable), a count too large for the machine, an unknown
  *            enum value or a malformed signature gets the same answer as
@@ -76,12 +78,23 @@
  * a parameter for which NULL is always a mistake (vow_then's promise, a
  * resolver to settle): clang's -Wnonnull then warns at compile time about a
  * NULL passed there. The library still answers NULL at run time as "NULL in"
- * says. VOW_NONNULL_ARGS(i, ...) says the same to gcc compiling C (a
- * function attribute, 1-based positions; not for g++, where the attribute
- * would follow the function's type into templates). Both are neutral
- * (nullable) when Swift reads the header (the library's own implementation
- * accepts NULL) or when VOW_NO_NONNULL is defined (for code that passes NULL
- * on purpose, such as tests of the run-time answer).
+ * says. Both are neutral (nullable) when Swift reads the header (the
+ * library's own implementation accepts NULL) or when VOW_NO_NONNULL is
+ * defined (for code that passes NULL on purpose, such as tests of the
+ * run-time answer).
+ *
+ * Clang only, on purpose. clang's _Nonnull is a type qualifier that only
+ * feeds warnings: the optimizer ignores it. GCC has no such qualifier; its
+ * one tool, the function attribute __attribute__((nonnull(i, ...))), also
+ * tells the optimizer that the argument cannot be NULL, so at -O2
+ * (-fdelete-null-pointer-checks, on by default) GCC deletes the caller's own
+ * later `if (p == NULL)` checks of a pointer it passed, and a program that
+ * handled a NULL from its own code takes the wrong branch. That contradicts
+ * "NULL in" above, so gcc (and g++) get no annotation: VOW_NONNULL_ARGS(i,
+ * ...), which until 0.2 expanded to that attribute for gcc, is empty for
+ * every compiler and stays only so that the declarations keep their shape
+ * (and code that used the macro still builds). Tests/C/test_nonnull_gcc.c
+ * checks that a caller's NULL check survives gcc -O2.
  */
 #if defined(__swift__) || defined(VOW_NO_NONNULL)
 #  if defined(__clang__)
@@ -89,17 +102,12 @@
 #  else
 #    define VOW_NONNULL
 #  endif
-#  define VOW_NONNULL_ARGS(...)
 #elif defined(__clang__)
 #  define VOW_NONNULL _Nonnull
-#  define VOW_NONNULL_ARGS(...)
-#elif defined(__GNUC__) && !defined(__cplusplus)
-#  define VOW_NONNULL
-#  define VOW_NONNULL_ARGS(...) __attribute__((nonnull(__VA_ARGS__)))
 #else
 #  define VOW_NONNULL
-#  define VOW_NONNULL_ARGS(...)
 #endif
+#define VOW_NONNULL_ARGS(...)
 #if defined(__clang__)
 #  define VOW_NULLABLE _Nullable
 #else
@@ -591,6 +599,19 @@ VOW_EXTERN vow_error *VOW_NULLABLE
 vow_promise_error(const vow_promise *VOW_NULLABLE p);
 
 /**
+ * Whether p is rejected with an error that counts as cancellation (what
+ * vow_error_is_cancelled says of vow_promise_error(p): the library's
+ * VOW_ERROR_CANCELLED, Swift's CancellationError or a cancelled
+ * CancellableError, or a pair registered with vow_register_cancellation),
+ * in one call and without a reference to release. false while p is pending,
+ * when it fulfilled or rejected otherwise, and for NULL; a handle of another
+ * kind answers false with a misuse line. Like vow_promise_error, asking does
+ * not count as handling the rejection. Any thread.
+ */
+VOW_EXTERN bool
+vow_promise_is_cancelled(const vow_promise *VOW_NULLABLE p);
+
+/**
  * The resolution procedure: a PROMISE x is adopted, a THENABLE x is
  * assimilated (its class functions run later, as jobs on the default
  * dispatcher), any other x fulfils the promise (x retained). Once x was
@@ -651,6 +672,11 @@ vow_resolver_is_settled(const vow_resolver *VOW_NULLABLE r);
 /**
  * Registers fn(ctx) to run once, on the default dispatcher, when
  * cancellation reaches this producer, so the work behind it can stop.
+ * "The default dispatcher" is read when the cancellation arrives, not when
+ * fn is registered: a program that replaces the default in between (with
+ * vow_set_default_dispatcher) has fn run on the new one. To fix the
+ * dispatcher at registration (a producer on an event loop that must hear
+ * the cancellation on the loop's thread), use vow_resolver_on_cancel_on.
  * Registered after that, fn is queued at once. If the promise settles
  * otherwise (or already has), fn is dropped: it never runs and destroy runs.
  * Returns VOW_OK, VOW_EINVAL if r or fn is NULL. If this call fails (an error
@@ -661,6 +687,25 @@ VOW_EXTERN int
 vow_resolver_on_cancel(vow_resolver *VOW_NONNULL r, void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx),
                        void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
     VOW_NONNULL_ARGS(1, 2);
+
+/**
+ * vow_resolver_on_cancel with fn run on d (retained until fn ran or was
+ * dropped) instead of the default dispatcher: when cancellation reaches this
+ * producer, fn(ctx) is submitted to d, so a producer on a host loop (a
+ * vow_uv or vow_glib dispatcher) hears it on the loop's thread without
+ * making the loop the process-wide default. Registered after that, fn is
+ * submitted to d at once. If the promise settles otherwise (or already has),
+ * or d drops the job (a closed loop), fn never runs and destroy runs, once,
+ * on the thread that settled the promise or dropped the job. Returns
+ * VOW_OK; VOW_EINVAL if r, d or fn is NULL or a handle of the wrong kind (a
+ * misuse line for the latter). If this call fails (an error status
+ * returned), fn is never called and destroy (if given) runs before the call
+ * returns. Any thread.
+ */
+VOW_EXTERN int
+vow_resolver_on_cancel_on(vow_resolver *VOW_NONNULL r, vow_dispatcher *VOW_NONNULL d,
+                          void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,
+                          void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2, 3);
 
 /** Adds a reference to r and returns r. NULL returns NULL. Any thread. */
 VOW_EXTERN vow_resolver *VOW_NULLABLE
@@ -710,6 +755,24 @@ vow_result_return(vow_result *VOW_NULLABLE out, const vow_value *VOW_NULLABLE v)
  */
 VOW_EXTERN void
 vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
+
+/**
+ * Inside a callback: the derived promise follows p (adopts it: settles as p
+ * settles), and the library takes over the caller's reference to p. This is
+ * the one exception to "everything passed in is borrowed": the reference is
+ * consumed whatever happens, so returning the promise of a next step is one
+ * line, `vow_result_adopt(out, make_step());`, with nothing to release.
+ * It is vow_value_promise + vow_result_return + two releases. NULL p (a step
+ * that could not start) rejects the derived promise with a VOW_ERROR_TYPE
+ * error naming vow_result_adopt, so a failed step is never taken for a
+ * value; setting the outcome again replaces it. NULL out, or an out whose
+ * callback has returned (a misuse line), still releases p. A p that is not a
+ * vow_promise handle (a misuse line) is left alone and the outcome is not
+ * changed. p may be a promise of the same chain: a p that leads back to the
+ * derived promise rejects it with VOW_ERROR_CYCLE. Callback's thread.
+ */
+VOW_EXTERN void
+vow_result_adopt(vow_result *VOW_NULLABLE out, vow_promise *VOW_NULLABLE p);
 
 /**
  * Promises/A+ then. Returns a new promise (+1) settled from the callback
@@ -833,6 +896,59 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_finally_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
                void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,
                void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2, 3);
+
+/**
+ * Watches p without joining its chain: once p settles, fn(ctx) is submitted
+ * to d (retained until then), whatever the outcome. Unlike vow_finally_on it
+ * makes no derived promise and is not a handler: p stays the end of its
+ * branch (a rejection nobody handles is still reported, once, when p is
+ * freed) and a rejection is not handled by this; it does not keep p wanted
+ * (cancelling what depends on p cancels p as if the watch were not there)
+ * and does not keep p alive. It starts a lazy p, as vow_wait does. This is
+ * what an event-loop bridge needs to learn that work is over (vow_uv_hold,
+ * vow_glib_hold); fn reads the outcome through a reference of its own, if
+ * it kept one. If p is already settled, fn is submitted at once; with
+ * vow_dispatcher_inline() it runs where p settles (inside the settling call,
+ * never under a library lock). destroy runs exactly once: after fn ran, or
+ * as soon as it is certain fn never will (p was freed unsettled, d dropped
+ * the job). Returns VOW_OK; VOW_EINVAL for NULL d, p or fn, or a handle of
+ * the wrong kind (a misuse line for the latter). If this call fails, fn is
+ * never called and destroy (if given) runs before the call returns. Any
+ * thread.
+ */
+VOW_EXTERN int
+vow_observe_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
+               void (*VOW_NONNULL fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,
+               void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)) VOW_NONNULL_ARGS(1, 2, 3);
+
+/**
+ * Chains without keeping the intermediates: releases the caller's reference
+ * to prev and returns next (the caller's reference to next passes through).
+ * Written around any call that makes a promise from prev, so that one
+ * variable walks down the chain and only its last promise is left to
+ * release:
+ *
+ *     vow_promise *p = start();
+ *     p = vow_consume(p, vow_then(p, parse, NULL, ctx, NULL));
+ *     p = vow_consume(p, vow_timeout(p, 5.0));
+ *     p = vow_consume(p, vow_catch(p, report, NULL, NULL));
+ *     ...
+ *     vow_promise_release(p);
+ *
+ * Both arguments are evaluated before the call, so vow_then(p, ...) sees p
+ * alive; releasing prev then does not unregister anything (a promise's
+ * callbacks run whether or not the program still holds it). One function
+ * for every chaining call, so there are no _consume twins (nor _at twins:
+ * it makes no promise). A NULL next (the chaining call failed) still
+ * releases prev and returns NULL, so a failure travels down the chain as
+ * NULL and the next calls answer NULL too: check the last one. NULL prev
+ * releases nothing. A prev that is not a promise handle gets the misuse line
+ * of vow_promise_release; a next that is not one gets a misuse line and
+ * NULL is returned (next is left alone). prev == next is a mistake unless
+ * the caller holds two references. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_consume(vow_promise *VOW_NULLABLE prev, vow_promise *VOW_NULLABLE next);
 
 /* ======================================================================
  * Foreign thenables
@@ -1001,7 +1117,11 @@ vow_wait(vow_promise *VOW_NONNULL p, double timeout_seconds, vow_value *VOW_NULL
 /**
  * All of ps: fulfils with a LIST of their values in input order, or
  * rejects with the first rejection's error (that same error). n == 0
- * fulfils with an empty LIST. Returns +1. Any thread.
+ * fulfils with an empty LIST. The first rejection does not cancel the other
+ * inputs: they keep running, and their outcomes are ignored (counted as
+ * handled). Cancelling the returned promise while it is pending cancels
+ * every input (each only if nothing else still waits on it). Returns +1.
+ * Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_when(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
@@ -1022,6 +1142,93 @@ vow_join(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_race(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/**
+ * The first fulfilment of ps (PromiseKit's PMKRaceFulfilled, Swift's any):
+ * fulfils like the first of ps to fulfil, skipping rejections; once it has,
+ * the others are cancelled (each only if nothing else still waits on it). If
+ * every one rejects, rejects with the error of the one that rejected last
+ * (that same error, not a summary of them; the other rejections count as
+ * handled). n == 0 rejects with VOW_ERROR_EMPTY. Returns +1. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_any(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/**
+ * Makes the promise for input i of vow_when_limited / vow_join_limited and
+ * returns it (+1: the library takes the reference), or NULL (that input
+ * fails with a VOW_ERROR_TYPE error).
+ */
+typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, size_t i);
+
+/**
+ * Bounded concurrency (PromiseKit's when(fulfilled:concurrently:)): n
+ * inputs, made lazily by make(ctx, i), at most limit of them pending at
+ * once. Fulfils with a LIST of their n values in input order (the same
+ * handles), or rejects with the first rejection's error (that same error).
+ *
+ * make is called with i = 0, 1, ..., n - 1 in that order, each once, one
+ * call at a time, on the default dispatcher as it is when this function is
+ * called (a vow_set_default_dispatcher made later does not move it), never
+ * inside this call: first up to limit calls, then one more each time an
+ * input settles. Use vow_when_limited_on to run make on a loop's thread (a
+ * libuv program that starts uv_fs_* requests inside make). A NULL from make
+ * (or a handle that is not a promise, with a misuse line) fails that input
+ * with a VOW_ERROR_TYPE error, as for vow_retry.
+ *
+ * The first rejection settles the result, stops making inputs and cancels
+ * the ones still pending (each only if nothing else still waits on it; their
+ * outcomes count as handled). Cancelling the returned promise does the same:
+ * no more calls to make, the pending inputs cancelled.
+ *
+ * destroy runs exactly once, when no call to make can come any more: after
+ * the call that made input n - 1 returned, or once the result settled or was
+ * cancelled and no call to make is running; on the thread where that
+ * happens (the dispatcher's, or the one that settled an input or cancelled
+ * the result). n == 0 fulfils with an empty LIST at once (make is never
+ * called; destroy runs before this call returns). limit larger than n makes
+ * every input at once (still lazily, on the dispatcher).
+ *
+ * Returns +1. NULL make returns NULL; limit == 0, or n with the top bit set,
+ * is misuse (NULL and a misuse line). On every failure destroy runs before
+ * the call returns and make is never called. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_limited(size_t n, size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * vow_when_limited with make run on d (retained) instead of the default
+ * dispatcher. If d drops the job that would call make
+ * (a loop shutting down), the result is cancelled. With the inline
+ * dispatcher, the first calls to make run inside this call and later ones
+ * where an input settles. NULL d returns NULL (destroy runs before the call
+ * returns). Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_limited_on(vow_dispatcher *VOW_NONNULL d, size_t n, size_t limit, vow_limited_make VOW_NULLABLE make,
+                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1);
+
+/**
+ * vow_when_limited that never rejects (vow_join over lazily made inputs):
+ * fulfils with a LIST of n entries in input order, each input's value or an
+ * ERROR value (vow_value_error) for each rejection, which counts as handled
+ * (a NULL from make is an ERROR value holding a VOW_ERROR_TYPE error). A
+ * rejection does not stop anything. Cancelling the returned promise stops
+ * making inputs and cancels the pending ones, as for vow_when_limited.
+ * Everything else (make's calls and thread, destroy, n == 0, limit, failures)
+ * as for vow_when_limited. Returns +1. Any thread.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_limited(size_t n, size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_join_limited with make run on d (see vow_when_limited_on). NULL d returns NULL. Any thread. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_limited_on(vow_dispatcher *VOW_NONNULL d, size_t n, size_t limit, vow_limited_make VOW_NULLABLE make,
+                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1);
 
 /**
  * A promise that fulfils with the NULL value after seconds (zero, negative,
@@ -1099,16 +1306,22 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       dropped twice gets "expected a job, got a released handle".
  *       The call returns as for NULL.
  *   vow: FN: count N is too large
- *       vow_value_bytes, vow_value_list, vow_when, vow_join, vow_race: a
- *       count with the top bit set, or more than the address space after
- *       the array holds (N printed as the size_t it was). Returns NULL.
+ *       vow_value_bytes, vow_value_list, vow_when, vow_join, vow_race,
+ *       vow_any: a count with the top bit set, or more than the address
+ *       space after the array holds (N printed as the size_t it was).
+ *       vow_when_limited, vow_join_limited and their _on forms: n with the
+ *       top bit set. Returns NULL (destroy runs, for the _limited calls).
+ *   vow: FN: limit is 0 (at least one promise must be allowed to run)
+ *       vow_when_limited, vow_join_limited and their _on forms. Returns
+ *       NULL; destroy runs.
  *   vow: FN: unknown policy N
  *       vow_catch_policy, vow_catch_policy_on: a vow_policy that is not one
  *       of the constants (N printed as a signed int). Returns NULL; destroy
  *       runs.
  *   vow: FN: expected the vow_result of a running callback
- *       vow_result_return, vow_result_throw: a result slot used outside its
- *       callback (after it returned). Does nothing.
+ *       vow_result_return, vow_result_throw, vow_result_adopt: a result slot
+ *       used outside its callback (after it returned). Does nothing (but
+ *       vow_result_adopt still releases the promise it was given).
  *   vow: FN: malformed signature "SIG": PROBLEM
  *   vow: vow_trampoline_new: signature "SIG": PROBLEM
  *       vow_then_call, vow_then_call_on, vow_trampoline_new: a signature
@@ -1486,6 +1699,34 @@ vow_join_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE c
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_race_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
 
+/** vow_any, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_any_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
+
+/** vow_when_limited, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_limited_at(const char *VOW_NULLABLE file, int line, size_t n, size_t limit,
+                    vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_when_limited_on, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_when_limited_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d, size_t n,
+                       size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_join_limited, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_limited_at(const char *VOW_NULLABLE file, int line, size_t n, size_t limit,
+                    vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/** vow_join_limited_on, recording file:line (the result begins a chain). */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_join_limited_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d, size_t n,
+                       size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
+                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
 /** vow_after, recording file:line. */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_after_at(const char *VOW_NULLABLE file, int line, double seconds);
@@ -1568,6 +1809,11 @@ vow_retry_at(const char *VOW_NULLABLE file, int line, int times, double delay_se
 #  define vow_promise_lazy_on(...)   vow_promise_lazy_on_at(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_delay(...)             vow_delay_at(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_retry(...)             vow_retry_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_any(...)               vow_any_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_when_limited(...)      vow_when_limited_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_when_limited_on(...)   vow_when_limited_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_join_limited(...)      vow_join_limited_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_join_limited_on(...)   vow_join_limited_on_at(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 
 #if defined(__clang__)

@@ -33,7 +33,11 @@
  * such a job does not start a loop that has nothing else to do: whatever
  * produces results on other threads keeps the loop alive meanwhile, as libuv
  * asks of any cross-thread work (a uv_work_t, a handle of the program's own).
- * A pending promise keeps nothing alive; only a queued job does.
+ * A pending promise keeps nothing alive by itself; a queued job does, and so
+ * does a hold: vow_uv_hold(d, p) keeps the loop running until p settles, which
+ * is what a program needs when p is settled by Swift, a Vow timer or another
+ * thread (see "Keeping the loop alive until a promise settles" below). The
+ * requests of this bridge (vow_uv_fs_*, ...) keep it alive as libuv's own do.
  *
  * The handle. The dispatcher owns one uv_async_t on the loop: never close it
  * yourself. A shutdown that closes every handle with uv_walk must first call
@@ -108,6 +112,144 @@ vow_uv_dispatcher_new(uv_loop_t *VOW_NULLABLE loop);
  */
 VOW_EXTERN int
 vow_uv_dispatcher_close(vow_dispatcher *VOW_NULLABLE d);
+
+/* ======================================================================
+ * Keeping the loop alive until a promise settles
+ * ====================================================================== */
+
+/**
+ * Holds d's loop alive until p settles: while the hold lasts, the
+ * dispatcher's uv_async_t stays referenced, so uv_run(loop, UV_RUN_DEFAULT)
+ * does not return even if what settles p runs outside libuv (a Vow timer,
+ * Swift work on the background pool, another thread). When p settles, the
+ * hold ends on the loop thread, after the callbacks d already had queued; the
+ * loop then ends as soon as nothing else (a handle, a request, another hold)
+ * keeps it, so `uv_run(loop, UV_RUN_DEFAULT)` returns exactly when the work
+ * is done. Hold the last promise of the work (the end of the chain, or a
+ * vow_join of several). A hold watches p with vow_observe_on: it is not a
+ * handler (p's rejection, unhandled, is still reported once), does not keep
+ * p wanted or alive, and starts a lazy p.
+ *
+ * Holds count: each call holds until its own p settles, so holding a second
+ * promise (or the same one twice) keeps the loop until both holds ended.
+ * Closing d (vow_uv_dispatcher_close) ends every hold at once: the handle is
+ * closed, and the holds' later endings do nothing. p already settled: VOW_OK,
+ * and the hold ends at the loop's next turn.
+ *
+ * Returns VOW_OK; VOW_EINVAL for NULL d or p, a dispatcher that
+ * vow_uv_dispatcher_new did not make, or a p that is not a vow_promise (a
+ * misuse line from vow_observe_on); VOW_EALREADY if d was closed (nothing is
+ * held). Call it on the loop thread (or while no thread runs the loop), as
+ * for uv_ref: from another thread the hold counts, but it can only take hold
+ * when the loop next wakes, and cannot restart a uv_run that returned.
+ */
+VOW_EXTERN int
+vow_uv_hold(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p);
+
+/* ======================================================================
+ * libuv requests as promises
+ *
+ * Each call starts one libuv request on d's loop and returns a promise (+1)
+ * settled from the request's callback, on the loop thread. A failure
+ * rejects with domain "uv", code libuv's negative status (UV_ENOENT, ...)
+ * and message uv_strerror(status), also when libuv refuses the request at
+ * once. Cancelling the promise (vow_cancel, a vow_timeout, a race it lost)
+ * cancels the request: uv_cancel for a request still waiting for the thread
+ * pool (one already running finishes, and what it produced is freed: a file
+ * it opened is closed, the addrinfo list freed, the work's value released),
+ * uv_timer_stop for a timer. Closing d cancels the requests it started that
+ * are still pending, the same way. Every request's memory (the uv_fs_t, the
+ * buffers) is freed exactly once, on the loop thread, however it ends.
+ *
+ * Call them on the loop thread (or while no thread runs the loop), as libuv
+ * asks of every request. NULL d, a dispatcher that vow_uv_dispatcher_new did
+ * not make or that was closed, a NULL path or function return NULL (nothing
+ * started; a destroy given runs before the call returns). Requests keep the
+ * loop alive while they are pending, as libuv's own do.
+ * ====================================================================== */
+
+/**
+ * uv_fs_open(path, flags, mode): fulfils with the file descriptor (an INT).
+ * Cancelled after the file was opened, the library closes it. Close a file
+ * you got with vow_uv_fs_close (or uv_fs_close).
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_open(vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE path, int flags, int mode);
+
+/**
+ * uv_fs_read of up to length bytes of file at offset (-1: the file's current
+ * position): fulfils with the BYTES read (fewer at the end of the file, none
+ * at its end). length 0 fulfils with empty BYTES.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_read(vow_dispatcher *VOW_NULLABLE d, uv_file file, size_t length, int64_t offset);
+
+/**
+ * uv_fs_close(file): fulfils with the NULL value. Cancelling the promise
+ * does not cancel the close (the file would stay open): it still happens.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_close(vow_dispatcher *VOW_NULLABLE d, uv_file file);
+
+/**
+ * uv_fs_stat(path): fulfils with a POINTER to a copy of the uv_stat_t
+ * (`const uv_stat_t *st = vow_value_get_pointer(v)`), freed with the value.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_stat(vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE path);
+
+/** uv_fs_fstat(file): as vow_uv_fs_stat, for an open file. */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_fstat(vow_dispatcher *VOW_NULLABLE d, uv_file file);
+
+/**
+ * The whole of a file, as one promise: opens path read-only, reads it to its
+ * end, closes it, and fulfils with its BYTES (the file is closed before the
+ * promise settles, whatever happened). A file longer than max_bytes rejects
+ * with UV_EFBIG. Cancelled, it cancels the step in progress and still closes
+ * the file. One request at a time, so it costs one thread-pool slot.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_read_file(vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE path, size_t max_bytes);
+
+/**
+ * uv_getaddrinfo(node, service, hints): fulfils with a POINTER to the
+ * struct addrinfo list (`const struct addrinfo *ai = vow_value_get_pointer(v)`),
+ * freed with uv_freeaddrinfo when the value goes. node or service may be
+ * NULL (not both, as getaddrinfo asks); hints may be NULL and is copied.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_getaddrinfo(vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE node,
+                   const char *VOW_NULLABLE service, const struct addrinfo *VOW_NULLABLE hints);
+
+/**
+ * The work of vow_uv_queue_work, run on libuv's thread pool: returns the
+ * value to fulfil with (+1, the reference passes to the library; NULL: the
+ * NULL value), or sets *error (+1) and returns NULL to reject. It must not
+ * touch the loop (it runs on a pool thread).
+ */
+typedef vow_value *VOW_NULLABLE (*vow_uv_work)(void *VOW_NULLABLE ctx, vow_error *VOW_NULLABLE *VOW_NONNULL error);
+
+/**
+ * uv_queue_work: runs work(ctx, &error) on libuv's thread pool and settles
+ * with what it returns. destroy(ctx) runs exactly once, on the loop thread:
+ * after work ran, or when it never will (cancelled while still queued, or
+ * this call failed: then before it returns). Cancelled while work runs, work
+ * finishes and its value or error is released. A value returned while the
+ * promise was cancelled is released.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_queue_work(vow_dispatcher *VOW_NULLABLE d, vow_uv_work VOW_NULLABLE work, void *VOW_NULLABLE ctx,
+                  void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * A libuv timer: fulfils with the NULL value timeout_ms milliseconds from now
+ * (counted from the call: the loop's cached time is updated first). The
+ * timer keeps the loop alive, as any uv_timer_t does; cancelling the promise
+ * stops it.
+ */
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_timer(vow_dispatcher *VOW_NULLABLE d, uint64_t timeout_ms);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -214,7 +214,7 @@ stage_asan() {
 }
 
 stage_loops() {
-    # The libuv and GLib bridges: their C test programs, plain and under valgrind.
+    # The libuv and GLib bridges: their C test programs, plain, under valgrind and with ASan.
     [ -x Tests/Loops/run-loop-tests.sh ] || { echo "Tests/Loops/run-loop-tests.sh missing"; return 1; }
     Tests/Loops/run-loop-tests.sh "$(release_bin)"
 }

@@ -14,8 +14,10 @@ extension Core {
             // callback's destroy runs at once, not when its queued job comes up).
             if !core.isCleanupLink { core.disposeUnrun() }
             if !released.cancelHandlers.isEmpty {
+                // "The default" is read here, when the cancellation arrives; a handler
+                // registered for a dispatcher of its own goes there.
                 let queue = Dispatchers.currentDefault
-                for handler in released.cancelHandlers { submitContinuation(handler, to: queue) }
+                for handler in released.cancelHandlers { submitCancelHandler(handler, defaultQueue: queue) }
             }
             if let upstream = released.upstream, upstream.dependentGone(core) { work.append(upstream) }
             for upstream in released.moreUpstreams where upstream.dependentGone(core) { work.append(upstream) }
@@ -62,21 +64,60 @@ extension Core {
         }
     }
 
-    /// Registers a producer's cancel handler: it runs once on the default dispatcher when
-    /// this promise is cancelled; at once (queued) if it already was; it is dropped (its
-    /// captures released) if the promise settles otherwise.
+    /// Registers a producer's cancel handler: it runs once on the default dispatcher (as it
+    /// is when the cancellation arrives) when this promise is cancelled; at once (queued) if
+    /// it already was; it is dropped (its captures released) if the promise settles
+    /// otherwise.
     @usableFromInline package final func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        addCancelHandler(ClosureJob(handler))
+    }
+
+    /// `onCancel(_:)` with the handler run on `dispatcher` (fixed now) instead of the
+    /// default dispatcher as it is when the cancellation arrives. Dropped by `dispatcher`,
+    /// the handler never runs and its captures are released.
+    @usableFromInline package final func onCancel(on dispatcher: any Dispatcher,
+                                                  _ handler: @escaping @Sendable () -> Void) {
+        addCancelHandler(TargetedJob(ClosureJob(handler), on: dispatcher))
+    }
+
+    private final func addCancelHandler(_ job: Continuation) {
         var flags = lock()
         if !flags.contains(.settled) {
-            back.extras().cancelHandlers.append(ClosureJob(handler))
+            back.extras().cancelHandlers.append(job)
             unlock(flags)
             return
         }
         unlock(flags)
         flags = []
         if wasCancelled {
-            submitContinuation(ClosureJob(handler), to: Dispatchers.currentDefault)
+            submitCancelHandler(job, defaultQueue: Dispatchers.currentDefault)
         }
+    }
+}
+
+/// A cancel handler for a dispatcher of its own (`onCancel(on:_:)`): it is never run
+/// itself; `submitCancelHandler` submits `job` to `target`. Freed unsubmitted (the promise
+/// settled otherwise), it frees `job`, and so the handler's captures.
+final class TargetedJob: Continuation, @unchecked Sendable {
+    // @unchecked: immutable after init.
+    let job: Continuation
+    let target: any Dispatcher
+
+    init(_ job: Continuation, on target: any Dispatcher) {
+        self.job = job
+        self.target = target
+        super.init(tag: Continuation.continuationTag)
+    }
+}
+
+/// Submits a cancel handler: to its own dispatcher (`TargetedJob`), or to `queue`, the
+/// default dispatcher read when the cancellation arrived.
+private func submitCancelHandler(_ handler: Continuation, defaultQueue queue: any Dispatcher) {
+    if ObjectIdentifier(type(of: handler)) == ObjectIdentifier(TargetedJob.self) {
+        let targeted = unsafeDowncast(handler, to: TargetedJob.self)
+        submitContinuation(targeted.job, to: targeted.target)
+    } else {
+        submitContinuation(handler, to: queue)
     }
 }
 

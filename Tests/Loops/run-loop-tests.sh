@@ -2,12 +2,15 @@
 # Builds and runs the tests of the event-loop bridges (include/vow_uv.h, vow_glib.h)
 # against the shipped libvow.so, against the real libuv and GLib.
 #
-# Usage: Tests/Loops/run-loop-tests.sh [--plain|--valgrind] [BIN_DIR]
+# Usage: Tests/Loops/run-loop-tests.sh [--plain|--valgrind|--asan] [BIN_DIR]
 #
 #   BIN_DIR     the folder holding libvow.so (default: the release build, made if needed).
 #   --plain     runs each program once, natively.
 #   --valgrind  runs each program under valgrind (memcheck; definite and indirect leaks are
-#               errors; smaller sizes, longer bounds). Without either flag: both passes.
+#               errors; smaller sizes, longer bounds).
+#   --asan      builds each program and its bridge (compiled from Bridges/vow_NAME.c into
+#               the program, not from the archive) with clang -fsanitize=address (lld), and
+#               runs it. Without a flag: all three passes.
 #
 # Steps, one line each:
 #   libvow.so    does not link libuv or GLib (readelf: no such NEEDED entry);
@@ -20,7 +23,8 @@
 #   programs     every Tests/Loops/test_uv_*.c (linked with libvow-uv.a and libuv) and
 #                test_glib_*.c (libvow-glib.a and GLib), `cc -std=c11 -Wall -Wextra -Werror`,
 #                into Tests/Loops/out/ (git-ignored), run one after the other (60 s each;
-#                600 s under valgrind), in each pass.
+#                600 s under valgrind), in each pass; the ASan pass builds its own copies
+#                into Tests/Loops/out/asan/.
 # Then exactly `loops: N passed, M failed` (N, M = the lines above). Exit status non-zero
 # if anything failed. Environment: LOOP_TESTS="test_uv_tcp ..." runs only those programs.
 set -uo pipefail
@@ -29,13 +33,14 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="$here/out"
 
-passes=(plain valgrind)
+passes=(plain valgrind asan)
 bin=""
 for arg in "$@"; do
     case "$arg" in
         --plain) passes=(plain) ;;
         --valgrind) passes=(valgrind) ;;
-        -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        --asan) passes=(asan) ;;
+        -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-loop-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac
@@ -143,28 +148,60 @@ fi
 cc_flags=(-std=c11 -Wall -Wextra -Werror -g -O1 -I "$root/include" -I "$root/Tests/C" -I "$here")
 shopt -s nullglob
 sources=("$here"/test_uv_*.c "$here"/test_glib_*.c)
-built=()
+names=()
 for src in "${sources[@]}"; do
     name="$(basename "$src" .c)"
     if [[ -n "${LOOP_TESTS:-}" ]] && [[ " $LOOP_TESTS " != *" $name "* ]]; then continue; fi
-    case "$name" in
-        test_uv_*) bridge=uv ;;
-        *) bridge=glib ;;
-    esac
-    read -r -a loop_flags <<<"$(pkg-config --cflags --libs "$(vow_bridge_pkg "$bridge")")"
-    rm -f "$out/$name"
-    if ! cc "${cc_flags[@]}" -o "$out/$name" "$src" "$out/libvow-$bridge.a" "${loop_flags[@]}" \
-            -L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm >"$out/$name.build.log" 2>&1; then
-        fail "$name (does not build: $out/$name.build.log)"
-        sed 's/^/    /' "$out/$name.build.log" | head -20
-        continue
-    fi
-    built+=("$name")
+    names+=("$name")
 done
+
+# build_programs DIR [asan]: builds every selected program into DIR; sets `built`.
+build_programs() {
+    local dir=$1 variant=${2:-} name bridge
+    local compiler=(cc) extra=() link_extra=()
+    if [[ "$variant" == asan ]]; then
+        compiler=(clang)
+        extra=(-fsanitize=address -fno-omit-frame-pointer)
+        link_extra=(-fsanitize=address -fuse-ld=lld)
+    fi
+    mkdir -p "$dir"
+    built=()
+    for name in "${names[@]}"; do
+        case "$name" in
+            test_uv_*) bridge=uv ;;
+            *) bridge=glib ;;
+        esac
+        read -r -a loop_flags <<<"$(pkg-config --cflags --libs "$(vow_bridge_pkg "$bridge")")"
+        local bridge_code=("$out/libvow-$bridge.a")
+        [[ "$variant" == asan ]] && bridge_code=(-I "$root/Bridges" "$root/Bridges/vow_$bridge.c")
+        rm -f "$dir/$name"
+        if ! "${compiler[@]}" "${cc_flags[@]}" "${extra[@]}" -o "$dir/$name" "$src_dir/$name.c" "${bridge_code[@]}" \
+                "${loop_flags[@]}" -L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm "${link_extra[@]}" \
+                >"$dir/$name.build.log" 2>&1; then
+            fail "$name${variant:+ [$variant]} (does not build: $dir/$name.build.log)"
+            sed 's/^/    /' "$dir/$name.build.log" | head -20
+            continue
+        fi
+        built+=("$name")
+    done
+}
+src_dir="$here"
+build_programs "$out"
+plain_built=("${built[@]}")
 
 for pass in "${passes[@]}"; do
     run_prefix=()
     timeout_s=60
+    prog_dir="$out"
+    built=("${plain_built[@]}")
+    if [[ "$pass" == asan ]]; then
+        if ! command -v clang >/dev/null 2>&1 || ! command -v ld.lld >/dev/null 2>&1; then
+            fail "asan: clang and ld.lld (in the Swift toolchain) not found"
+            continue
+        fi
+        prog_dir="$out/asan"
+        build_programs "$prog_dir" asan
+    fi
     if [[ "$pass" == valgrind ]]; then
         command -v valgrind >/dev/null 2>&1 || { fail "valgrind not found"; continue; }
         run_prefix=(valgrind --error-exitcode=99 --errors-for-leak-kinds=definite,indirect --leak-check=full
@@ -177,9 +214,14 @@ for pass in "${passes[@]}"; do
         t0=$(date +%s.%N)
         if [[ "$pass" == valgrind ]]; then
             VOW_TEST_SCALE=small VOW_TEST_WAIT=60 VOW_TEST_WATCHDOG=550 \
-                timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$out/$name" >"$log" 2>&1
+                timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$prog_dir/$name" >"$log" 2>&1
+        elif [[ "$pass" == asan ]]; then
+            # LeakSanitizer stops the process's threads with ptrace; see scripts/test.sh's asan
+            # stage for containers that forbid it (ASAN_OPTIONS=detect_leaks=0).
+            ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
+                timeout --kill-after=10 "$timeout_s" "$prog_dir/$name" >"$log" 2>&1
         else
-            timeout --kill-after=10 "$timeout_s" "$out/$name" >"$log" 2>&1
+            timeout --kill-after=10 "$timeout_s" "$prog_dir/$name" >"$log" 2>&1
         fi
         rc=$?
         secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
@@ -194,7 +236,7 @@ for pass in "${passes[@]}"; do
             [[ "$rc" -eq 99 ]] && why="valgrind found errors"
             [[ "$rc" -gt 128 && "$rc" -ne 137 ]] && why="killed by signal $((rc - 128))"
             fail "$name [$pass] ($why; ${fails:-?} of ${checks:-?} checks failed, ${secs} s; log: $log)"
-            grep -E 'CHECK failed|FAIL |watchdog|destroyed [0-9]+ times|uv_loop_close|definitely|indirectly|Invalid|uninitialised|GLib-CRITICAL|GLib-WARNING|Segmentation|Fatal' "$log" \
+            grep -E 'CHECK failed|FAIL |watchdog|destroyed [0-9]+ times|uv_loop_close|definitely|indirectly|Invalid|uninitialised|GLib-CRITICAL|GLib-WARNING|Segmentation|Fatal|ERROR: AddressSanitizer|ERROR: LeakSanitizer|SUMMARY' "$log" \
                 | head -30 | sed 's/^/    /'
         fi
     done

@@ -3,7 +3,8 @@
 # Examples/run-examples.sh, scripts/check-install.sh.
 #
 #   vow_bridge_names                 prints the bridges: uv glib
-#   vow_bridge_pkg NAME              the pkg-config package the bridge builds on (libuv, glib-2.0)
+#   vow_bridge_pkg NAME              the pkg-config package the bridge builds on (libuv, gio-2.0:
+#                                    GLib with GIO, which vow_glib_async needs)
 #   vow_bridge_header ROOT NAME      the bridge's public header: ROOT/include/vow_NAME.h
 #   vow_build_bridge ROOT NAME OUT   compiles Bridges/vow_NAME.c (C11, no warnings, -fPIC) into
 #                                    the static archive OUT/libvow-NAME.a; its output goes to
@@ -19,7 +20,7 @@ vow_bridge_names() { echo uv glib; }
 vow_bridge_pkg() {
     case "$1" in
         uv) echo libuv ;;
-        glib) echo glib-2.0 ;;
+        glib) echo gio-2.0 ;;
         *) return 1 ;;
     esac
 }

@@ -28,6 +28,21 @@ public func vow_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
 }
 
 @c @implementation
+public func vow_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
+    // The caller's reference to p is ours from here on, whatever happens.
+    guard let p else {
+        guard let slot = VowResultSlot.from(out, in: "vow_result_adopt") else { return }
+        slot.pointee.outcome = .threw(VowErrorBox.boxing(
+            VowError(.type, "vow_result_adopt: the promise to adopt was NULL (the step did not start)")))
+        return
+    }
+    guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_result_adopt") else { return }
+    defer { source.release() }
+    guard let slot = VowResultSlot.from(out, in: "vow_result_adopt") else { return }
+    slot.pointee.outcome = .returned(VowValue(.promise(source.takeUnretainedValue())))
+}
+
+@c @implementation
 public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
                      _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     cThen(p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
@@ -178,4 +193,36 @@ private func chainThen(_ source: Core, on dispatcher: any Dispatcher, _ onValue:
 private func chainFinally(_ source: Core, on dispatcher: any Dispatcher, _ fn: CDestroy,
                           _ context: consuming CContext, at site: Site) -> OpaquePointer {
     source.link(on: dispatcher, CFinallyBody(fn, context), at: site).retainedHandle
+}
+
+// MARK: Watching and walking a chain
+
+@c @implementation
+public func vow_observe_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
+                           _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                           _ ctx: UnsafeMutableRawPointer?,
+                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
+    let callback = CCallback(ctx: ctx, destroy: destroy, plain: fn)
+    guard let dispatcher = dispatcherHandle(d, in: "vow_observe_on"),
+          let source = handle(p, as: Core.self, in: "vow_observe_on"), fn != nil else {
+        return VOW_EINVAL.rawValue
+    }
+    // Not a handler (countsAsHandler: false, as a waiter): p stays the end of its branch,
+    // and the job depends on no promise, so it keeps nothing wanted. It runs inline where
+    // p settles (outside the lock) and only hands fn on to the dispatcher. The closures hold
+    // `callback`: its last reference (after fn ran, or when p is freed unsettled or the
+    // dispatcher drops the job) runs destroy.
+    source.attach(ClosureJob({
+        submitContinuation(ClosureJob({ callback.plain?(callback.ctx) }), to: dispatcher)
+    }), countsAsHandler: false)
+    return VOW_OK.rawValue
+}
+
+@c @implementation
+public func vow_consume(_ prev: OpaquePointer?, _ next: OpaquePointer?) -> OpaquePointer? {
+    // next is checked first, so that its misuse line comes before anything prev's release
+    // may report (an unhandled rejection).
+    let checked = next == nil || unmanagedHandle(next, .promise, as: Core.self, in: "vow_consume") != nil
+    releaseHandle(prev, .promise, in: "vow_consume")
+    return checked ? next : nil
 }

@@ -113,3 +113,91 @@ func cDispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRaw
     return VowValue.nullPromise.link(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context),
                                      at: site).retainedHandle
 }
+
+@c @implementation
+public func vow_any(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    cAny(ps, n, at: .cString(nil, 0))
+}
+
+/// `vow_any` (and its `_at` variant, with the caller's site): Swift's `any` over the same
+/// engine race, fulfilment only.
+@inline(__always)
+func cAny(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
+          at site: Site) -> OpaquePointer? {
+    guard let inputs = cores(ps, n, in: "vow_any") else { return nil }
+    return Core.race(inputs, fulfilmentOnly: true, emptyError: VowError(.empty, "vow_any over no promises"))
+        .made(at: site).retainedHandle
+}
+
+// Bounded concurrency: `vow_when_limited`, `vow_join_limited` and their `_on` forms, over the
+// engine's `Core.limited`. The C `make(ctx, i)` is called by the engine's pump on the
+// dispatcher; its `ctx` lives in a `CCallback` that the engine lets go (running `destroy`)
+// once no call to `make` can come any more.
+
+@c @implementation
+public func vow_when_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited", at: .cString(nil, 0))
+}
+
+@c @implementation
+public func vow_when_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                                _ ctx: UnsafeMutableRawPointer?,
+                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited_on", at: .cString(nil, 0))
+}
+
+@c @implementation
+public func vow_join_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited", at: .cString(nil, 0))
+}
+
+@c @implementation
+public func vow_join_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                                _ ctx: UnsafeMutableRawPointer?,
+                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited_on",
+             at: .cString(nil, 0))
+}
+
+/// The four bounded entry points (and their `_at` variants). `n` and `limit` arrive as
+/// `Int` (C's `size_t`): a count with the top bit set is misuse; a limit with the top bit
+/// set is simply more than any count. The result is a LIST in input order: each input's
+/// value (the same handle) for `vow_when_limited`, and an ERROR value around the same error
+/// handle for each rejection of `vow_join_limited`.
+@inline(__always)
+func cLimited(_ d: CDispatcherArgument, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, mode: Core.LimitedMode,
+              in function: StaticString, at site: Site) -> OpaquePointer? {
+    guard let dispatcher = d.dispatcher(in: function), let make,
+          validCount(n, stride: 1, base: nil, in: function), validLimit(limit, in: function) else {
+        var context = CContext(ctx, destroy)
+        context.destroyNow()
+        return nil
+    }
+    let callback = CCallback(ctx: ctx, destroy: destroy)
+    let element: @Sendable (Core) -> VowValue
+    switch mode {
+    case .all: element = { $0.cValue }
+    case .allSettled: element = { $0.isRejected ? VowValue(.error($0.cError)) : $0.cValue }
+    }
+    return Core.limited(count: n, limit: limit < 0 ? Int.max : limit, mode: mode, on: dispatcher,
+                        make: { index in
+        let made = make(callback.ctx, index)
+        guard let core = handle(made, as: Core.self, in: function) else {
+            throw VowError(.type, "\(function): make returned NULL or not a vow_promise for index \(index)")
+        }
+        releaseHandle(made, .promise, in: function)
+        return core
+    }, element: element, gather: { values in
+        StoredValue(VowValue(.list(values)))
+    }).made(at: site).retainedHandle
+}
+
+/// Whether `limit` lets anything run: 0 is misuse (a line names `function`).
+private func validLimit(_ limit: Int, in function: StaticString) -> Bool {
+    guard limit == 0 else { return true }
+    writeDiagnostic("vow: \(function): limit is 0 (at least one promise must be allowed to run)")
+    return false
+}

@@ -167,3 +167,40 @@ public func vow_retry_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     cRetry(times, delay_seconds, make, should_retry, ctx, destroy, at: .cString(file, Int(line)))
 }
+
+@c @implementation
+public func vow_any_at(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                       _ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+    cAny(ps, n, at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_when_limited_at(_ file: UnsafePointer<CChar>?, _ line: Int32, _ n: Int, _ limit: Int,
+                                _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited", at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_when_limited_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ n: Int,
+                                   _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                                   _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited_on",
+             at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_join_limited_at(_ file: UnsafePointer<CChar>?, _ line: Int32, _ n: Int, _ limit: Int,
+                                _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited",
+             at: .cString(file, Int(line)))
+}
+
+@c @implementation
+public func vow_join_limited_on_at(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ n: Int,
+                                   _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                                   _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited_on",
+             at: .cString(file, Int(line)))
+}

@@ -166,6 +166,16 @@ struct VowResultSlot {
 
     static var liveMagic: UInt64 { 0x746c_7573_2d77_6f76 }  // "vow-sult"
 
+    /// Marks the slot dead once its callback returned, so that an `out` kept past the
+    /// callback is refused (a misuse line) instead of written into a stack frame that is
+    /// gone. Out of line and unoptimized on purpose: the slot is a local that dies right
+    /// after, so an inlined store was deleted as dead by the optimizer (release builds
+    /// accepted a stale `out` before, tests/C/test_result_adopt.c checks it).
+    @inline(never) @_optimize(none)
+    static func retire(_ slot: UnsafeMutablePointer<VowResultSlot>) {
+        slot.pointee.magic = 0
+    }
+
     /// The slot behind `out`, or nil (with a diagnostic) if `out` is not a live slot.
     static func from(_ out: OpaquePointer?, in function: StaticString) -> UnsafeMutablePointer<VowResultSlot>? {
         guard let out else { return nil }
@@ -208,7 +218,7 @@ func callValueCallback(_ function: vow_on_value, _ ctx: UnsafeMutableRawPointer?
         withExtendedLifetime(value) {
             function(ctx, value?.borrowedHandle, OpaquePointer(pointer))
         }
-        pointer.pointee.magic = 0
+        VowResultSlot.retire(pointer)
     }
     return slot.outcome
 }
@@ -222,7 +232,7 @@ func callErrorCallback(_ function: vow_on_error, _ ctx: UnsafeMutableRawPointer?
         withExtendedLifetime(error) {
             function(ctx, error.borrowedHandle, OpaquePointer(pointer))
         }
-        pointer.pointee.magic = 0
+        VowResultSlot.retire(pointer)
     }
     return slot.outcome
 }

@@ -75,6 +75,14 @@ public func vow_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
     return core.cError.retainedHandle
 }
 
+@c @implementation
+public func vow_promise_is_cancelled(_ p: OpaquePointer?) -> Bool {
+    withHandle(p, .promise, as: Core.self, in: "vow_promise_is_cancelled", else: false) { core in
+        // The same answer as vow_error_is_cancelled(vow_promise_error(p)), without the +1.
+        core.isRejected && core.cError.isCancelled
+    }
+}
+
 // MARK: Resolvers
 
 @c @implementation
@@ -123,6 +131,24 @@ public func vow_resolver_on_cancel(_ r: OpaquePointer?, _ fn: (@convention(c) (U
     // The closure holds the callback: when the handler has run, or was dropped because the
     // promise settled otherwise, its last reference goes and `destroy` runs.
     resolver.core.onCancel {
+        callback.plain?(callback.ctx)
+    }
+    return VOW_OK.rawValue
+}
+
+@c @implementation
+public func vow_resolver_on_cancel_on(_ r: OpaquePointer?, _ d: OpaquePointer?,
+                                      _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                                      _ ctx: UnsafeMutableRawPointer?,
+                                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
+    let callback = CCallback(ctx: ctx, destroy: destroy, plain: fn)
+    guard let resolver = resolverHandle(r, in: "vow_resolver_on_cancel_on"),
+          let dispatcher = dispatcherHandle(d, in: "vow_resolver_on_cancel_on"), fn != nil else {
+        return VOW_EINVAL.rawValue
+    }
+    // As vow_resolver_on_cancel, with the dispatcher fixed now (the engine holds it with
+    // the handler until it was submitted or dropped).
+    resolver.core.onCancel(on: dispatcher) {
         callback.plain?(callback.ctx)
     }
     return VOW_OK.rawValue

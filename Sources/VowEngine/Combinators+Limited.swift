@@ -1,0 +1,343 @@
+/// Bounded concurrency (PromiseKit's `when(fulfilled: iterator, concurrently: n)`), the one
+/// implementation behind every face: the inputs are made lazily, one call of `make` per
+/// input, and at most `limit` of them are pending at once; the result is gathered in input
+/// order like `Core.all` / `Core.allSettled`.
+///
+/// The rules, which the faces document:
+/// - `make(i)` is called with `i` = 0, 1, 2, ... in order, each once, never two calls at a
+///   time, always on `dispatcher` (never on the thread that called `limited`, unless that is
+///   the inline dispatcher). It returns the input for index `i`, nil when there are no more
+///   inputs (only asked when `count` is nil), or throws: that input failed with the error.
+/// - A new input is made when one settles, until `count` inputs were made (or `make`
+///   returned nil).
+/// - Mode `.all`: the first rejection settles the result with that same error; nothing
+///   more is made and the inputs still pending are cancelled, each only if nothing else
+///   waits on it (the upstream rule). Mode `.allSettled`: rejections are gathered like
+///   values; the result never rejects.
+/// - Cancelling the result stops making inputs and cancels the pending ones (the upstream
+///   rule again).
+/// - `make` is released (so what it captures, a C context's `destroy`, goes) exactly once,
+///   as soon as no call to it can come any more: after the last input was made, or when the
+///   work stopped and no call is running.
+///
+/// Memory: the live inputs (at most `limit`), one registration each, and one element per
+/// input made so far (`element` converts a settled input; its promise is let go).
+extension Core {
+    /// How a bounded combinator treats rejections (see above).
+    package enum LimitedMode: Sendable {
+        case all
+        case allSettled
+    }
+
+    /// The pending result of a bounded combinator (see above). `limit` is at least 1;
+    /// `count` is the number of inputs if known (0 settles the result at once with
+    /// `gather([])`), nil if `make` says when they end. `element` runs where an input
+    /// settles (for `.all`, on fulfilled inputs only); a throw from it counts as that
+    /// input's rejection. `gather` runs once, with every element in input order.
+    package static func limited<Element>(count: Int?, limit: Int, mode: LimitedMode, on dispatcher: any Dispatcher,
+                                         make: @escaping @Sendable (Int) throws -> Core?,
+                                         element: @escaping @Sendable (Core) throws -> Element,
+                                         gather: @escaping @Sendable ([Element]) throws -> StoredValue) -> Core {
+        if count == 0 {
+            do {
+                return Core(settledWith: try gather([]), rejected: false)
+            } catch {
+                return Core(rejected: error)
+            }
+        }
+        let result = LimitedResult()
+        let work = LimitedRun(result: result, count: count, limit: max(1, limit), mode: mode,
+                              dispatcher: Dispatchers.resolve(dispatcher), make: make, element: element, gather: gather)
+        result.work = work
+        work.start()
+        return result
+    }
+}
+
+/// What a bounded combinator's result tells its run.
+protocol LimitedStopping: AnyObject, Sendable {
+    /// The result was cancelled: stop, cancel the pending inputs.
+    func resultCancelled()
+}
+
+/// The result of a bounded combinator: a promise that learns, inside `cancel()`, that it was
+/// cancelled (the engine lets a cancelled promise's work go through `disposeUnrun`), so the
+/// run stops at once rather than from a handler queued for later.
+final class LimitedResult: Core, @unchecked Sendable {
+    // @unchecked: `work` is set once, before the result is handed out, and only read after.
+    /// The run, while it has work (its inputs' registrations and its pump job keep it).
+    weak var work: (any LimitedStopping)?
+
+    override func disposeUnrun() {
+        work?.resultCancelled()
+    }
+}
+
+/// The state of one bounded combinator. It is also its own pump job: the continuation that
+/// runs on the dispatcher and makes inputs while there is room (queued at most once at a
+/// time: `pumping`).
+///
+/// Threads: `run()` (the pump) on the dispatcher; `settled` where an input settles;
+/// `resultCancelled` on the thread that cancels the result. Every field below `lock` is
+/// guarded by it; `make`, `element`, `gather`, settling and cancelling are called without
+/// it, and nothing that may drop the last reference to a promise happens under it.
+final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Sendable {
+    // @unchecked: the mutable fields are guarded by `lock` (see above); the rest is immutable.
+    private let count: Int?
+    private let limit: Int
+    private let mode: Core.LimitedMode
+    private let dispatcher: any Dispatcher
+    private let element: @Sendable (Core) throws -> Element
+    private let gather: @Sendable ([Element]) throws -> StoredValue
+
+    private let lock = VowLock()
+    /// The result, until the run stops (then nil: the run no longer holds it).
+    private var result: LimitedResult?
+    /// The producer, until no call to it can come any more.
+    private var make: (@Sendable (Int) throws -> Core?)?
+    /// The index of the next input to make.
+    private var next = 0
+    /// Inputs made (or being made) that have not settled.
+    private var active = 0
+    /// No input will be made any more: `count` reached, or `make` returned nil.
+    private var exhausted = false
+    /// The result was settled or cancelled: nothing more is made or gathered.
+    private var stopped = false
+    /// A pump job is queued or running (it checks for room before it ends).
+    private var pumping = false
+    /// The inputs that have not settled, by index (for cancellation).
+    private var pending: [Int: Core] = [:]
+    /// One element per input made; nil until it settles.
+    private var elements: [Element?] = []
+
+    init(result: LimitedResult, count: Int?, limit: Int, mode: Core.LimitedMode, dispatcher: any Dispatcher,
+         make: @escaping @Sendable (Int) throws -> Core?, element: @escaping @Sendable (Core) throws -> Element,
+         gather: @escaping @Sendable ([Element]) throws -> StoredValue) {
+        self.result = result
+        self.count = count
+        self.limit = limit
+        self.mode = mode
+        self.dispatcher = dispatcher
+        self.make = make
+        self.element = element
+        self.gather = gather
+        super.init(tag: Continuation.continuationTag)
+    }
+
+    /// Queues the first pump job.
+    func start() {
+        lock.withLock { pumping = true }
+        submitContinuation(self, to: dispatcher)
+    }
+
+    // MARK: The pump (on the dispatcher)
+
+    /// Makes inputs while there is room, then ends (a settling input queues it again).
+    override func run() {
+        while true {
+            lock.lock()
+            guard !stopped, !exhausted, active < limit, let make else {
+                pumping = false
+                let done = takeMakeIfDone()
+                lock.unlock()
+                withExtendedLifetime(done) {}
+                return
+            }
+            let index = next
+            next += 1
+            active += 1
+            if let count, next >= count { exhausted = true }
+            elements.append(nil)
+            lock.unlock()
+
+            let made: Core?
+            do {
+                made = try make(index)
+            } catch {
+                made = Core(rejected: error)
+            }
+            guard let input = made else {
+                noMoreInputs()
+                continue
+            }
+            register(input, index)
+        }
+    }
+
+    /// `make` said there are no more inputs (the reserved index is given back).
+    private func noMoreInputs() {
+        lock.lock()
+        exhausted = true
+        active -= 1
+        elements.removeLast()
+        guard !stopped, active == 0 else {
+            lock.unlock()
+            return
+        }
+        finish()
+    }
+
+    /// Registers on a new input. It goes into `pending` before the registration, so a
+    /// registration that runs at once (a settled input) finds it; a stop that came before
+    /// the registration could not reach the input, so it is released here once more
+    /// (releasing twice does nothing).
+    private func register(_ input: Core, _ index: Int) {
+        lock.lock()
+        let result = self.result
+        if !stopped { pending[index] = input }
+        lock.unlock()
+        guard let result else {
+            // Stopped before this input was made: it was never wanted. The registration
+            // makes it count as a dependent so that the upstream rule can apply.
+            return releaseUnwanted(input)
+        }
+        input.attach(LimitedSlot(self, input, index, result))
+        if lock.withLock({ stopped }) { result.releaseUpstreams([input]) }
+    }
+
+    /// An input made after the run stopped (the result is gone): cancelled unless
+    /// something else already waits on it.
+    private func releaseUnwanted(_ input: Core) {
+        let anchor = Core()
+        input.attach(LimitedSlot(self, input, -1, anchor))
+        anchor.releaseUpstreams([input])
+    }
+
+    // MARK: Inputs settling (where they settle)
+
+    /// The input at `index` settled.
+    fileprivate func settled(_ input: Core, _ index: Int) {
+        // Converted before taking the lock (the face's conversion may allocate).
+        var failure = false
+        var converted: Element?
+        var conversionError: (any Error)?
+        if mode == .all, input.isRejected {
+            failure = true
+        } else {
+            do {
+                converted = try element(input)
+            } catch {
+                failure = true
+                conversionError = error
+            }
+        }
+
+        lock.lock()
+        if index >= 0 { pending.removeValue(forKey: index) }
+        active -= 1
+        guard !stopped, index >= 0 else {
+            lock.unlock()
+            return
+        }
+        if failure {
+            let (result, unsettled, done) = stop()
+            lock.unlock()
+            if let conversionError {
+                result?.reject(conversionError)
+            } else {
+                result?.settle(like: input)
+            }
+            if let result { result.releaseUpstreams(unsettled) }
+            withExtendedLifetime(done) {}
+            return
+        }
+        elements[index] = converted
+        if exhausted, active == 0 {
+            finish()
+            return
+        }
+        let pump = !exhausted && !pumping && active < limit
+        if pump { pumping = true }
+        lock.unlock()
+        if pump { submitContinuation(self, to: dispatcher) }
+    }
+
+    /// Every input settled (called with the lock held; unlocks): the result is gathered.
+    private func finish() {
+        let all = elements
+        elements = []
+        let (result, _, done) = stop()
+        lock.unlock()
+        defer { withExtendedLifetime(done) {} }
+        guard let result else { return }
+        do {
+            result.settle(try gather(all.map { $0! }), rejected: false)
+        } catch {
+            result.reject(error)
+        }
+    }
+
+    // MARK: Stopping
+
+    /// The result was cancelled: stops making inputs and cancels the pending ones.
+    func resultCancelled() {
+        lock.lock()
+        guard !stopped else {
+            lock.unlock()
+            return
+        }
+        let (result, unsettled, done) = stop()
+        lock.unlock()
+        result?.releaseUpstreams(unsettled)
+        withExtendedLifetime(done) {}
+    }
+
+    /// Marks the run stopped (lock held) and hands back what the caller lets go of after
+    /// unlocking: the result, the pending inputs in input order, and the producer if no
+    /// call to it is running.
+    private func stop() -> (LimitedResult?, [Core], (@Sendable (Int) throws -> Core?)?) {
+        stopped = true
+        let result = self.result
+        self.result = nil
+        let unsettled = pending.sorted { $0.key < $1.key }.map(\.value)
+        pending = [:]
+        elements = []
+        return (result, unsettled, takeMakeIfDone())
+    }
+
+    /// The producer, taken out, once no call to it can come (lock held): the run stopped
+    /// or made every input, and no pump is queued or running.
+    private func takeMakeIfDone() -> (@Sendable (Int) throws -> Core?)? {
+        guard stopped || exhausted, !pumping else { return nil }
+        let done = make
+        make = nil
+        return done
+    }
+
+    /// The dispatcher dropped the pump job: the result is cancelled, as a link whose
+    /// dispatcher dropped it is.
+    override func dropped() {
+        let result = lock.withLock { () -> LimitedResult? in
+            pumping = false
+            return self.result
+        }
+        if let result {
+            result.cancel()
+        } else {
+            let done = lock.withLock { takeMakeIfDone() }
+            withExtendedLifetime(done) {}
+        }
+    }
+}
+
+/// A bounded combinator's registration on one input: runs inline where the input settles.
+/// It counts as a dependent of the input on behalf of the result (for the upstream rule).
+final class LimitedSlot<Element>: Continuation, @unchecked Sendable {
+    // @unchecked: immutable.
+    let owner: LimitedRun<Element>
+    let input: Core
+    let index: Int
+    let result: Core
+
+    init(_ owner: LimitedRun<Element>, _ input: Core, _ index: Int, _ result: Core) {
+        self.owner = owner
+        self.input = input
+        self.index = index
+        self.result = result
+        super.init(tag: Continuation.continuationTag)
+    }
+
+    override func run() { owner.settled(input, index) }
+
+    override var dependentPromise: Core? { result }
+}
