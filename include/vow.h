@@ -1281,8 +1281,18 @@ typedef void (*vow_fnptr)(void);
  * library (NULL -> NULL value; a handle that is not a vow_value rejects
  * with VOW_ERROR_TYPE and is not released). The result resolves the
  * returned promise (+1) like vow_result_return: a PROMISE value is adopted,
- * a THENABLE assimilated. A count or kind mismatch rejects it with
- * VOW_ERROR_TYPE naming the position; a rejection of p passes through.
+ * a THENABLE assimilated.
+ *
+ * Counts follow PromiseKit's manifolds for pointer parameters (s, p, V): a
+ * parameter past the end of the values (a manifold of one given to
+ * "v(VVV)") receives NULL (a NULL pointer, for V too), and values past the
+ * last parameter are ignored when every parameter is s, p or V, or there is
+ * none (a function that takes fewer arguments than the LIST holds). Scalars
+ * (b, i, q, d, f) keep the strict check: a missing scalar, or a value left
+ * over beside a scalar parameter, rejects with VOW_ERROR_TYPE ("argument N
+ * missing" / "argument N unexpected"), as does a value of the wrong kind
+ * (naming its position); fn is not called then. A rejection of p passes
+ * through.
  * Parsed signatures are cached (the 32 most recent), so many links with one
  * signature share one prepared libffi call. NULL p, signature or fn, or a
  * malformed signature, returns NULL. If this call fails (NULL returned), the
