@@ -105,6 +105,26 @@ struct BoundedWhenTests {
         #expect(try value(of: other) == 2)
     }
 
+    @Test("cancelling the result inside next(), which then returns nil, ends the run cleanly")
+    func cancelInsideNextThatEnds() throws {
+        let queue = ManualDispatcher()
+        let holder = Locked<Promise<[Int]>?>(nil)
+        let calls = Counter()
+        let iterator = AnyIterator<Promise<Int>> {
+            guard calls.increment() < 3 else {
+                holder.withLock { $0 }?.cancel()
+                return nil
+            }
+            return Promise.value(1)
+        }
+        let all = when(fulfilled: iterator, concurrently: 5, on: queue)
+        holder.withLock { $0 = all }
+        queue.drain()
+        #expect(all.isCancelled)
+        #expect(calls.value == 3)
+        #expect(queue.drain() == 0)
+    }
+
     @Test("when(resolved:concurrently:) never rejects and keeps every outcome in order")
     func resolved() throws {
         let queue = ManualDispatcher()
