@@ -71,6 +71,21 @@ final class LimitedResult: Core, @unchecked Sendable {
     override func disposeUnrun() {
         work?.resultCancelled()
     }
+
+    /// Deadlock detection (`Core.settlementNeeds`): while inputs remain to be made, settling
+    /// this result needs a job on the run's dispatcher, so a wait on it from a thread that
+    /// runs that (serial) dispatcher could never end; `nil` once every input was made.
+    func needsJobs(on dispatcher: ObjectIdentifier?) {
+        let flags = lock()
+        if !flags.contains(.settled) {
+            if let dispatcher {
+                back.extras().settler = dispatcher
+            } else {
+                back.existingExtras?.settler = nil
+            }
+        }
+        unlock(flags)
+    }
 }
 
 /// The state of one bounded combinator. It is also its own pump job: the continuation that
@@ -127,6 +142,7 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
     /// Queues the first pump job.
     func start() {
         lock.withLock { pumping = true }
+        result?.needsJobs(on: ObjectIdentifier(dispatcher))
         submitContinuation(self, to: dispatcher)
     }
 
@@ -146,9 +162,12 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
             let index = next
             next += 1
             active += 1
-            if let count, next >= count { exhausted = true }
+            let last = count.map { next >= $0 } ?? false
+            if last { exhausted = true }
             elements.append(nil)
+            let result = last ? self.result : nil
             lock.unlock()
+            result?.needsJobs(on: nil)
 
             let made: Core?
             do {
@@ -169,7 +188,7 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
         lock.lock()
         exhausted = true
         active -= 1
-        guard !stopped else {
+        guard !stopped, let result else {
             // A stop while `make` ran took the elements already.
             lock.unlock()
             return
@@ -177,6 +196,7 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
         elements.removeLast()
         guard active == 0 else {
             lock.unlock()
+            result.needsJobs(on: nil)
             return
         }
         finish()

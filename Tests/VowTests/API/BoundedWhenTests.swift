@@ -174,6 +174,22 @@ struct BoundedWhenTests {
         #expect(made.callsOffThread == 1)
     }
 
+    @Test("wait() on the result from the serial dispatcher that makes the promises throws the deadlock error")
+    func waitOnOwnDispatcher() throws {
+        let queue = SerialDispatcher(label: "bounded-when-deadlock")
+        let inner = Locked<Promise<[Int]>?>(nil)
+        let waited = Promise.value(()).then(on: queue) { _ -> Int in
+            let made = MadePromises(total: 2)
+            let all = when(fulfilled: made.iterator(), concurrently: 1, on: queue)
+            inner.withLock { $0 = all }
+            return try all.wait().count
+        }
+        #expect(try vowCode(of: waited) == .deadlock)
+        let all = try #require(inner.withLock { $0 })
+        all.cancel()
+        #expect(all.isCancelled)
+    }
+
     @Test(".inline makes the first promises inside the call")
     func inline() throws {
         let made = MadePromises(total: 3)
