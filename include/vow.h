@@ -1187,7 +1187,9 @@ typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, si
  * happens (the dispatcher's, or the one that settled an input or cancelled
  * the result). n == 0 fulfils with an empty LIST at once (make is never
  * called; destroy runs before this call returns). limit larger than n makes
- * every input at once (still lazily, on the dispatcher).
+ * every input at once (still lazily, on the dispatcher). While inputs remain
+ * to be made, a vow_wait on the result from a job of that (serial)
+ * dispatcher could never end: it answers VOW_DEADLOCK at once.
  *
  * Returns +1. NULL make returns NULL; limit == 0, or n with the top bit set,
  * is misuse (NULL and a misuse line). On every failure destroy runs before
@@ -1398,8 +1400,18 @@ typedef void (*vow_fnptr)(void);
  * library (NULL -> NULL value; a handle that is not a vow_value rejects
  * with VOW_ERROR_TYPE and is not released). The result resolves the
  * returned promise (+1) like vow_result_return: a PROMISE value is adopted,
- * a THENABLE assimilated. A count or kind mismatch rejects it with
- * VOW_ERROR_TYPE naming the position; a rejection of p passes through.
+ * a THENABLE assimilated.
+ *
+ * Counts follow PromiseKit's manifolds for pointer parameters (s, p, V): a
+ * parameter past the end of the values (a manifold of one given to
+ * "v(VVV)") receives NULL (a NULL pointer, for V too), and values past the
+ * last parameter are ignored when every parameter is s, p or V, or there is
+ * none (a function that takes fewer arguments than the LIST holds). Scalars
+ * (b, i, q, d, f) keep the strict check: a missing scalar, or a value left
+ * over beside a scalar parameter, rejects with VOW_ERROR_TYPE ("argument N
+ * missing" / "argument N unexpected"), as does a value of the wrong kind
+ * (naming its position); fn is not called then. A rejection of p passes
+ * through.
  * Parsed signatures are cached (the 32 most recent), so many links with one
  * signature share one prepared libffi call. NULL p, signature or fn, or a
  * malformed signature, returns NULL. If this call fails (NULL returned), the

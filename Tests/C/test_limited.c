@@ -537,6 +537,51 @@ test_when_limited_many(void)
     host_finish(d, q);
 }
 
+/* A wait on the result from the dispatcher that must make the inputs could never end:
+ * vow_wait answers VOW_DEADLOCK at once (the header's Waiting rule). */
+typedef struct waiter {
+    producer *p;
+    vow_promise *all;
+    vow_state state;
+    int deadlock_error;
+} waiter;
+
+static void
+wait_inside_default(void *ctx, const vow_value *value, vow_result *out)
+{
+    (void)value;
+    (void)out;
+    waiter *w = ctx;
+    w->all = vow_when_limited(2, 1, producer_make, w->p, producer_destroy);
+    vow_error *e = NULL;
+    w->state = vow_wait(w->all, ts_wait_seconds(), NULL, &e);
+    w->deadlock_error = is_vow_error(e, VOW_ERROR_DEADLOCK);
+    vow_error_release(e);
+}
+
+static void
+test_limited_wait_on_own_dispatcher_is_a_deadlock(void)
+{
+    waiter w = {producer_new(2), NULL, VOW_STATE_INVALID, 0};
+    w.p->value = vow_value_int(9);
+    double start = now_seconds();
+    vow_promise *job = vow_dispatch(vow_dispatcher_default(), wait_inside_default, &w, NULL);
+    CHECK_EQ_INT(wait_promise(job, NULL, NULL), VOW_FULFILLED);
+    CHECK(now_seconds() - start < ts_wait_seconds() / 2);
+    CHECK_EQ_INT(w.state, VOW_DEADLOCK);
+    CHECK(w.deadlock_error);
+    /* Outside the dispatcher, the same wait ends: the inputs get made once the job returned. */
+    vow_value *list = NULL;
+    CHECK_EQ_INT(wait_promise(w.all, &list, NULL), VOW_FULFILLED);
+    CHECK_EQ_INT(vow_value_count(list), 2);
+    vow_value_release(list);
+    vow_promise_release(w.all);
+    vow_promise_release(job);
+    CHECK(wait_counter(&w.p->destroyed, 1, ts_wait_seconds()));
+    vow_value_release(w.p->value);
+    producer_free(w.p);
+}
+
 /* ======================================================================
  * vow_any
  * ====================================================================== */
@@ -707,6 +752,7 @@ TEST_MAIN_BEGIN("test_limited")
     RUN_TEST(test_limited_edges);
     RUN_TEST(test_limited_dropped_pump);
     RUN_TEST(test_when_limited_many);
+    RUN_TEST(test_limited_wait_on_own_dispatcher_is_a_deadlock);
     RUN_TEST(test_any);
     RUN_TEST(test_when_other_inputs);
     RUN_TEST(test_at_variants);
