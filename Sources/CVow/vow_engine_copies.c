@@ -36,12 +36,15 @@ static const char *program_path(void) {
 
 const char *vow_engine_image_path(const void *address) {
     Dl_info info;
+    struct link_map *image = NULL;
     if (address == NULL) address = &vow_engine_this_copy;
-    if (dladdr(address, &info) == 0 || info.dli_fname == NULL || info.dli_fname[0] == '\0') {
+    if (dladdr1(address, &info, (void **)&image, RTLD_DL_LINKMAP) == 0 || info.dli_fname == NULL) {
         return program_path();
     }
-    /* glibc names the main program by argv[0]; the full path says more. */
-    if (info.dli_fbase != NULL && strchr(info.dli_fname, '/') == NULL) return program_path();
+    /* glibc names the main program after argv[0]; its full path says more. */
+    if (image == NULL || image->l_name == NULL || image->l_name[0] == '\0' || info.dli_fname[0] == '\0') {
+        return program_path();
+    }
     return info.dli_fname;
 }
 
