@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,15 +24,18 @@ struct vow_engine_note vow_engine_this_copy = {
     .other_copies = 0,
 };
 
-/* The main program's path, for messages (its dl_iterate_phdr name is ""). */
+/* The main program's path, for messages (its dl_iterate_phdr name is ""); read once. */
+static char program_path_buffer[512];
+
+static void read_program_path(void) {
+    ssize_t n = readlink("/proc/self/exe", program_path_buffer, sizeof program_path_buffer - 1);
+    program_path_buffer[n > 0 ? n : 0] = '\0';
+}
+
 static const char *program_path(void) {
-    static char path[512];
-    if (path[0] == '\0') {
-        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-        if (n <= 0) return "the program";
-        path[n] = '\0';
-    }
-    return path;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_program_path);
+    return program_path_buffer[0] != '\0' ? program_path_buffer : "the program";
 }
 
 const char *vow_engine_image_path(const void *address) {
