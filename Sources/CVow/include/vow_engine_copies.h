@@ -37,6 +37,9 @@ struct vow_engine_note {
     uint32_t other_copies;  /* 0; 1 once another copy is known (any copy writes it) */
 };
 
+/* Copies of different releases find each other by these: keep the note's name, type and
+   layout 1 as they are (a new field gets a new layout number and a larger desc_size,
+   after these). */
 #define VOW_ENGINE_NOTE_TYPE 0x31776f76u   /* "vow1" */
 #define VOW_ENGINE_NOTE_LAYOUT 1u
 
