@@ -1332,6 +1332,17 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       other than v). Returns NULL; destroy runs.
  *   vow: vow_trampoline_new: libffi could not make a closure (out of memory?)
  *       libffi refused to allocate executable memory. Returns NULL.
+ *   vow: FN: the TYPE belongs to another copy of the Vow engine (in FILE),
+ *       not to this one (in FILE): ...
+ *       The process holds two copies of the engine (a Swift library or
+ *       program that linked one of its own next to libvow.so) and a handle
+ *       crossed from one to the other; FN may also be
+ *       AnyPromise(unsafeHandle:), which answers nil. The call returns as for
+ *       NULL. Such a process also gets, once, when the second copy loads and
+ *       before any handler can be set, the line "vow: two copies of the Vow
+ *       engine are loaded in this process, ...", always on stderr, naming
+ *       both files and the fix: Swift code that shares promises with C links
+ *       this libvow.so (README, "One engine per process").
  *
  * The text after "FN: " is for people; match on the function name if you
  * must. Misuse lines are not errors of the promise machinery: nothing is
