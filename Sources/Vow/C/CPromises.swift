@@ -3,15 +3,13 @@ import CVow
 // Promises and resolvers (vow.h, "Promises and resolvers").
 // A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolverRef` (see CResolver.swift).
 
-@c @implementation
-public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
-    cPromisePending(resolver_out, at: .cString(nil, 0))
-}
+// The functions that make a promise are written once, as `func NAME(<its C parameters>,
+// at site:)` with the site to record in debug mode; their C entry points NAME and
+// NAME_site are generated from the header's table `VOW_PROMISE_MAKERS` into
+// CPromiseMakers.swift.
 
-/// `vow_promise_pending` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
-                     at site: Site) -> OpaquePointer? {
+func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?, at site: Site) -> OpaquePointer? {
     guard let resolver_out else { return nil }
     // One allocation for both: the resolver lives inside its promise (`CResolver`).
     let core = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue)
@@ -20,28 +18,14 @@ func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
     return core.retainedHandle
 }
 
-@c @implementation
-public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
-    cPromiseFulfilled(value, at: .cString(nil, 0))
-}
-
-/// `vow_promise_fulfilled` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cPromiseFulfilled(_ value: OpaquePointer?,
-                       at site: Site) -> OpaquePointer? {
+func vow_promise_fulfilled(_ value: OpaquePointer?, at site: Site) -> OpaquePointer? {
     guard let value = handle(value, as: VowValue.self, in: "vow_promise_fulfilled") else { return nil }
     return Core(fulfilled: value).made(at: site).retainedHandle
 }
 
-@c @implementation
-public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
-    cPromiseRejected(error, at: .cString(nil, 0))
-}
-
-/// `vow_promise_rejected` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cPromiseRejected(_ error: OpaquePointer?,
-                      at site: Site) -> OpaquePointer? {
+func vow_promise_rejected(_ error: OpaquePointer?, at site: Site) -> OpaquePointer? {
     guard let error = handle(error, as: VowErrorBox.self, in: "vow_promise_rejected") else { return nil }
     return Core(rejected: error).made(at: site).retainedHandle
 }
