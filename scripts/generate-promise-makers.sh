@@ -65,6 +65,8 @@ signatures="$(find "$implementations" -name '*.swift' ! -name "$(basename "$swif
             sub(/^func /, "", text)
             name = text; sub(/\(.*/, "", name)
             params = text; sub(/^[a-z0-9_]+\(/, "", params); sub(/, at site: Site\) -> OpaquePointer\? \{$/, "", params)
+            # The internal alias of a C destroy callback, spelled out for the public entry points.
+            gsub(/CDestroy/, "(@convention(c) (UnsafeMutableRawPointer?) -> Void)", params)
             print name "\t" params
         }')"
 
@@ -73,7 +75,8 @@ for name in $names; do
     printf '%s\n' "$signatures" | cut -f1 | grep -qx "$name" || missing="$missing $name"
 done
 [[ -z "$missing" ]] || die "no Swift implementation in Sources/Vow/C for:$missing
-  (write \`@inline(__always) func NAME(<the C parameters, as Swift imports them>, at site: Site) -> OpaquePointer?\`)"
+  (write \`@inline(__always) func NAME(<the C parameters, as Swift imports them>, at site: Site) -> OpaquePointer?\`;
+  a destroy callback may be written CDestroy?)"
 extra=""
 for name in $(printf '%s\n' "$signatures" | cut -f1); do
     printf '%s\n' "$names" | grep -qx "$name" || extra="$extra $name"

@@ -45,8 +45,7 @@ public func vow_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
 
 @inline(__always)
 func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
-              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-              at site: Site) -> OpaquePointer? {
+              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then") else {
         context.destroyNow()
@@ -59,8 +58,7 @@ func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on
 
 @inline(__always)
 func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
-                 _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                 at site: Site) -> OpaquePointer? {
+                 _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     let link = withDispatcherHandle(d, in: "vow_then_on", else: nil) { dispatcher -> OpaquePointer? in
         guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then_on") else { return nil }
@@ -74,30 +72,25 @@ func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_va
 
 @inline(__always)
 func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, at site: Site) -> OpaquePointer? {
+               _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     cCatch(.plain, p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch", at: site)
 }
 
 @inline(__always)
 func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
-                      _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                      at site: Site) -> OpaquePointer? {
+                      _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     cCatch(.plain, p, policy, on_error, ctx, destroy, in: "vow_catch_policy", at: site)
 }
 
 @inline(__always)
 func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
-                  _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                  at site: Site) -> OpaquePointer? {
+                  _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     cCatch(.on(d), p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch_on", at: site)
 }
 
 @inline(__always)
 func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
-                         _ ctx: UnsafeMutableRawPointer?,
-                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                         at site: Site) -> OpaquePointer? {
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     cCatch(.on(d), p, policy, on_error, ctx, destroy, in: "vow_catch_policy_on", at: site)
 }
 
@@ -121,17 +114,14 @@ private func cCatch(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ policy: vow
 }
 
 @inline(__always)
-func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                 _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+func vow_finally(_ p: OpaquePointer?, _ fn: CDestroy?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
                  at site: Site) -> OpaquePointer? {
     cFinally(.plain, p, fn, ctx, destroy, in: "vow_finally", at: site)
 }
 
 @inline(__always)
-func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
-                    _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, _ ctx: UnsafeMutableRawPointer?,
-                    _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                    at site: Site) -> OpaquePointer? {
+func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ fn: CDestroy?, _ ctx: UnsafeMutableRawPointer?,
+                    _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     cFinally(.on(d), p, fn, ctx, destroy, in: "vow_finally_on", at: site)
 }
 

@@ -77,8 +77,7 @@ func vow_timeout(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> Opaqu
 }
 
 @inline(__always)
-func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
-                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
                   at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_dispatch"), let fn else {
@@ -99,35 +98,26 @@ func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutable
 
 @inline(__always)
 func vow_when_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                      at site: Site) -> OpaquePointer? {
+                      _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     cLimited(.plain, n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited", at: site)
 }
 
 @inline(__always)
-func vow_when_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-                         _ ctx: UnsafeMutableRawPointer?,
-                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                         at site: Site) -> OpaquePointer? {
-    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited_on",
-             at: site)
+func vow_join_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited", at: site)
 }
 
 @inline(__always)
-func vow_join_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                      at site: Site) -> OpaquePointer? {
-    cLimited(.plain, n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited",
-             at: site)
+func vow_when_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited_on", at: site)
 }
 
 @inline(__always)
 func vow_join_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-                         _ ctx: UnsafeMutableRawPointer?,
-                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                         at site: Site) -> OpaquePointer? {
-    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited_on",
-             at: site)
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited_on", at: site)
 }
 
 /// The four bounded entry points. `n` and `limit` arrive as `Int` (C's `size_t`): a count

@@ -9,16 +9,14 @@ import CVow
 // `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
 
 @inline(__always)
-func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
                       at site: Site) -> OpaquePointer? {
     cPromiseLazy(.plain, body, ctx, destroy, in: "vow_promise_lazy", at: site)
 }
 
 @inline(__always)
 func vow_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                         at site: Site) -> OpaquePointer? {
+                         _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     cPromiseLazy(.on(d), body, ctx, destroy, in: "vow_promise_lazy_on", at: site)
 }
 
@@ -50,8 +48,7 @@ func vow_delay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaqueP
 
 @inline(__always)
 func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
-               _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-               at site: Site) -> OpaquePointer? {
+               _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     guard let make else {
         var context = CContext(ctx, destroy)
         context.destroyNow()

@@ -15,18 +15,15 @@ import CVow
 
 @inline(__always)
 func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
-                   _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                   at site: Site) -> OpaquePointer? {
+                   _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     cThenCall(.plain, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call", at: site)
 }
 
 @inline(__always)
 func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
-                      _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                      _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
                       at site: Site) -> OpaquePointer? {
-    cThenCall(.on(d), p, signature, fn, CContext(ctx, destroy), in: "vow_then_call_on",
-              at: site)
+    cThenCall(.on(d), p, signature, fn, CContext(ctx, destroy), in: "vow_then_call_on", at: site)
 }
 
 /// Both `vow_then_call` functions: check the dispatcher, parse, check, register. Returns
