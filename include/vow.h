@@ -227,7 +227,12 @@ typedef enum vow_state {
     VOW_DEADLOCK = 3        /**< vow_wait only: the wait could never end; the promise is still pending */
 } vow_state;
 
-/** Codes of the library's own errors, all in domain "vow" (a tag only). */
+/**
+ * Codes of the library's own errors, all in domain "vow" (a tag only). The
+ * one list of them: Swift's VowError.Code reads its numbers from here, and
+ * a test (ErrorCodeTableTests) fails when it or the engine's EngineError
+ * names a code this list does not, or misses one.
+ */
 enum vow_error_codes {
     VOW_ERROR_CANCELLED = 1, /**< cancelled (vow_cancel, race losers, timeouts) */
     VOW_ERROR_BROKEN,        /**< the last reference to an unused resolver was released */
