@@ -943,7 +943,7 @@ vow_observe_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
  * Both arguments are evaluated before the call, so vow_then(p, ...) sees p
  * alive; releasing prev then does not unregister anything (a promise's
  * callbacks run whether or not the program still holds it). One function
- * for every chaining call, so there are no _consume twins (nor _at twins:
+ * for every chaining call, so there are no _consume twins (nor _site twins:
  * it makes no promise). A NULL next (the chaining call failed) still
  * releases prev and returns NULL, so a failure travels down the chain as
  * NULL and the next calls answer NULL too: check the last one. NULL prev
@@ -1568,8 +1568,9 @@ vow_retry(int times, double delay_seconds, vow_retry_make VOW_NULLABLE make, vow
  * other chaining calls inherits its source's chain; any other promise
  * begins one). A promise made by a plain function records the site "C"; a
  * program compiled with VOW_DEBUG_SITES defined before including vow.h
- * calls every function that returns a promise through the _at variant below
- * with __FILE__ and __LINE__, so its promises record "file.c:42". The sites
+ * calls every function that returns a promise through its _site twin below
+ * with __FILE__ and __LINE__, so its promises record "file.c:42" (Vow 0.2
+ * named the twins _at: those names still work, deprecated). The sites
  * appear in the default unhandled-error line ("... (dropped at main.c:42,
  * chain began at wordcount.swift:17)"), through vow_unhandled_site in a
  * custom handler, in the broken-promise error's message, and in the census
@@ -1757,7 +1758,8 @@ vow_unhandled_chain_site(void);
           (int times, double delay_seconds, vow_retry_make VOW_NULLABLE make,                               \
            vow_retry_if VOW_NULLABLE should_retry, void *VOW_NULLABLE ctx,                                  \
            void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
-          (times, delay_seconds, make, should_retry, ctx, destroy))
+          (times, delay_seconds, make, should_retry, ctx, destroy))                                         \
+    /* (every row ends with a backslash; the table ends here) */
 
 /* What the rows expand to here (and VOW_SITE_UNPAREN_ opens a parenthesized list). */
 #define VOW_SITE_UNPAREN_(...) __VA_ARGS__
