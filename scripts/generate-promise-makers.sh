@@ -70,16 +70,19 @@ signatures="$(find "$implementations" -name '*.swift' ! -name "$(basename "$swif
             print name "\t" params
         }')"
 
+# (Membership tests read here-strings, not pipes: under pipefail, `printf | grep -q` fails
+# at random when grep exits before printf has written everything.)
+implemented="$(cut -f1 <<< "$signatures")"
 missing=""
 for name in $names; do
-    printf '%s\n' "$signatures" | cut -f1 | grep -qx "$name" || missing="$missing $name"
+    grep -qx "$name" <<< "$implemented" || missing="$missing $name"
 done
 [[ -z "$missing" ]] || die "no Swift implementation in Sources/Vow/C for:$missing
   (write \`@inline(__always) func NAME(<the C parameters, as Swift imports them>, at site: Site) -> OpaquePointer?\`;
   a destroy callback may be written CDestroy?)"
 extra=""
-for name in $(printf '%s\n' "$signatures" | cut -f1); do
-    printf '%s\n' "$names" | grep -qx "$name" || extra="$extra $name"
+for name in $implemented; do
+    grep -qx "$name" <<< "$names" || extra="$extra $name"
 done
 [[ -z "$extra" ]] || die "Swift implementations with no row in VOW_PROMISE_MAKERS (include/vow.h):$extra"
 

@@ -53,15 +53,18 @@ returns_promise="$(printf '%s\n' "$flat" | grep -E '^vow_promise \*' | name_of |
 [[ "$(printf '%s\n' "$returns_promise" | grep -c .)" -ge 20 ]] \
     || fail "found only $(printf '%s\n' "$returns_promise" | grep -c .) declarations returning vow_promise * (parse error?)"
 
+# (Membership tests read here-strings, not pipes: under pipefail, `printf | grep -q` fails
+# at random when grep exits before printf has written everything.)
+
 # --- 2. every maker has its twin ----------------------------------------------------------
 plain="$(printf '%s\n' "$returns_promise" | grep -vE '_(site|at)$' || true)"
 for name in "${exempt[@]}"; do
-    printf '%s\n' "$plain" | grep -qx "$name" || fail "exempt $name is not declared as returning vow_promise *"
+    grep -qx "$name" <<< "$plain" || fail "exempt $name is not declared as returning vow_promise *"
 done
 twins=0
 for name in $plain; do
-    if printf '%s\n' "${exempt[@]}" | grep -qx "$name"; then continue; fi
-    if printf '%s\n' "$declared" | grep -qx "${name}_site"; then
+    if [[ " ${exempt[*]} " == *" $name "* ]]; then continue; fi
+    if grep -qx "${name}_site" <<< "$declared"; then
         twins=$((twins + 1))
     else
         fail "$name returns a vow_promise * but has no ${name}_site: add its row to VOW_PROMISE_MAKERS" \
@@ -69,7 +72,7 @@ for name in $plain; do
     fi
 done
 for twin in $(printf '%s\n' "$declared" | grep -E '_site$' | grep -vxE 'vow_unhandled(_chain)?_site' || true); do
-    printf '%s\n' "$plain" | grep -qx "${twin%_site}" || fail "$twin has no plain function ${twin%_site}"
+    grep -qx "${twin%_site}" <<< "$plain" || fail "$twin has no plain function ${twin%_site}"
 done
 
 # --- 3. the deprecated _at names ----------------------------------------------------------
