@@ -19,7 +19,8 @@
 #
 # Environment: C_TESTS="test_values test_wait" runs only those programs.
 #
-# Steps: the header checks (Tests/C/header/check_header.sh, check_symbols.sh),
+# Steps: the header checks (Tests/C/header/check_header.sh, check_symbols.sh,
+# check_site_twins.sh),
 # the stage library, then every Tests/C/test_*.c and Tests/C/ffi_*.c compiled
 # with `cc -std=c11 -Wall -Wextra -Werror` into Tests/C/out/ (git-ignored)
 # and run one after the other (120 s each; valgrind 1200 s); under valgrind,
@@ -77,6 +78,13 @@ if bash "$here/header/check_symbols.sh" "$root" "$lib" > "$out/check_symbols.log
 else
     echo "FAIL header symbols: $(grep -o '[0-9]* declared, [0-9]* exported' "$out/check_symbols.log" || true)"
     sed 's/^/    /' "$out/check_symbols.log" | tail -20
+    status=1
+fi
+if bash "$here/header/check_site_twins.sh" "$root" > "$out/check_site_twins.log" 2>&1; then
+    echo "ok   header $(tail -1 "$out/check_site_twins.log")"
+else
+    echo "FAIL header site twins: see $out/check_site_twins.log"
+    sed 's/^/    /' "$out/check_site_twins.log" | tail -30
     status=1
 fi
 

@@ -1,5 +1,5 @@
 /*
- * test_limited.c: vow_when_limited, vow_join_limited (and their _on and _at
+ * test_limited.c: vow_when_limited, vow_join_limited (and their _on and _site
  * forms), vow_any, and vow_when's rule on the other inputs after the first
  * rejection.
  *
@@ -708,22 +708,22 @@ test_when_other_inputs(void)
 }
 
 /* ======================================================================
- * The _at variants
+ * The _site twins
  * ====================================================================== */
 
 static void
-test_at_variants(void)
+test_site_twins(void)
 {
     producer *p = producer_new(2);
     p->value = vow_value_int(3);
-    vow_promise *a = vow_when_limited_at("limited.c", 7, 2, 1, producer_make, p, producer_destroy);
-    vow_promise *b = vow_join_limited_at("limited.c", 8, 2, 1, producer_make, p, producer_destroy);
-    vow_promise *c = vow_when_limited_on_at("limited.c", 9, vow_dispatcher_default(), 2, 1, producer_make, p,
-                                            producer_destroy);
-    vow_promise *d = vow_join_limited_on_at(NULL, 10, vow_dispatcher_default(), 2, 1, producer_make, p,
-                                            producer_destroy);
+    vow_promise *a = vow_when_limited_site("limited.c", 7, 2, 1, producer_make, p, producer_destroy);
+    vow_promise *b = vow_join_limited_site("limited.c", 8, 2, 1, producer_make, p, producer_destroy);
+    vow_promise *c = vow_when_limited_on_site("limited.c", 9, vow_dispatcher_default(), 2, 1, producer_make, p,
+                                              producer_destroy);
+    vow_promise *d = vow_join_limited_on_site(NULL, 10, vow_dispatcher_default(), 2, 1, producer_make, p,
+                                              producer_destroy);
     vow_promise *ps[1] = {vow_promise_fulfilled(p->value)};
-    vow_promise *e = vow_any_at("limited.c", 11, ps, 1);
+    vow_promise *e = vow_any_site("limited.c", 11, ps, 1);
     vow_promise_release(ps[0]);
     vow_promise *all[5] = {a, b, c, d, e};
     for (int i = 0; i < 5; i++) {
@@ -733,7 +733,7 @@ test_at_variants(void)
     for (int i = 0; i < 5; i++) vow_promise_release(all[i]);
     CHECK(wait_counter(&p->destroyed, 4, ts_wait_seconds()));
     CHECK_EQ_INT(atomic_load(&p->destroyed), 4);
-    CHECK_NULL(vow_when_limited_on_at("limited.c", 12, NULL, 2, 1, producer_make, p, producer_destroy));
+    CHECK_NULL(vow_when_limited_on_site("limited.c", 12, NULL, 2, 1, producer_make, p, producer_destroy));
     CHECK_EQ_INT(atomic_load(&p->destroyed), 5);
     vow_value_release(p->value);
     producer_free(p);
@@ -755,6 +755,6 @@ TEST_MAIN_BEGIN("test_limited")
     RUN_TEST(test_limited_wait_on_own_dispatcher_is_a_deadlock);
     RUN_TEST(test_any);
     RUN_TEST(test_when_other_inputs);
-    RUN_TEST(test_at_variants);
+    RUN_TEST(test_site_twins);
     vow_set_unhandled_error_handler(NULL, NULL, NULL);
 TEST_MAIN_END
