@@ -39,6 +39,7 @@ esac
 
 # Overridable so parallel users do not share build folders (names must start with .build-).
 WORK=${FUZZ_WORK:-$ROOT/.build-fuzz}
+source "$ROOT/scripts/lib/vow-swift.sh"
 RELEASE_SCRATCH=${FUZZ_RELEASE_SCRATCH:-$ROOT/.build-release}
 mkdir -p "$WORK/artifacts" "$WORK/corpus-fuzz_signature" "$WORK/corpus-fuzz_then_call"
 CLANG=${CLANG:-$(dirname "$(command -v swiftc)")/clang}
@@ -56,8 +57,9 @@ build_then_call() {
     local bin
     if [ "$short" -eq 1 ]; then
         # The release library the test command already built (incremental, else built now).
-        swift build -c release --scratch-path "$RELEASE_SCRATCH" >"$WORK/build-lib.log" 2>&1 || return 1
-        bin=$(swift build -c release --scratch-path "$RELEASE_SCRATCH" --show-bin-path)
+        # (The one recipe of scripts/lib/vow-swift.sh: the same flags, so nothing is rebuilt.)
+        vow_release_build "$ROOT" "$RELEASE_SCRATCH" >"$WORK/build-lib.log" 2>&1 || return 1
+        bin=$(vow_release_build "$ROOT" "$RELEASE_SCRATCH" --show-bin-path)
     else
         # A debug library with AddressSanitizer and libFuzzer-compatible coverage.
         local flags=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,trace-cmp,pc-table)

@@ -13,11 +13,17 @@
 #                               `import Vow` from BIN and link the same libvow.so (one
 #                               engine in the process, never a second static copy)
 
+# The C files of the library (Sources/CVow) are compiled with DWARF 4 debug information,
+# like the Swift code: clang's default, DWARF 5, in the same libvow.so as Swift's DWARF 4
+# units, makes valgrind 3.19 (Debian 12's) give up reading the library's debug information
+# ("Possibly corrupted debuginfo file. I can't recover."), which ends every program under
+# valgrind at its first instruction in libvow.so. A command-line flag, not a manifest
+# setting: unsafe flags in Package.swift would stop other packages from depending on Vow.
 vow_release_build() {
     local root=$1 scratch=${2:-}
     [ -n "$scratch" ] || scratch="$root/.build-release"
     shift; [ $# -gt 0 ] && shift
-    (cd "$root" && swift build -c release --scratch-path "$scratch" "$@")
+    (cd "$root" && swift build -c release --scratch-path "$scratch" -Xcc -gdwarf-4 "$@")
 }
 
 vow_release_bin() {
