@@ -958,11 +958,15 @@ private:
     template <std::size_t... I>
     static bool decode_items(const vow_value *v, std::tuple<U...> &out, std::index_sequence<I...>)
     {
+        (void)v;
+        (void)out;
         return (codec<U>::decode(vow_value_at(v, I), std::get<I>(out)) && ...);
     }
     template <std::size_t... I>
     static void first_failure(const vow_value *v, std::string &why, std::index_sequence<I...>)
     {
+        (void)v;
+        (void)why;
         (void)((check_item<I, U>(v, why)) && ...);
     }
     template <std::size_t I, class X>
@@ -978,6 +982,10 @@ private:
     static bool encode_items(const std::tuple<U...> &x, vow_value **items, std::size_t &made, const char *&why,
                              std::index_sequence<I...>)
     {
+        (void)x;
+        (void)items;
+        (void)made;
+        (void)why;
         return ((items[I] = codec<U>::encode(std::get<I>(x), why).take(), items[I] != nullptr ? (made++, true) : false) &&
                 ...);
     }
