@@ -139,12 +139,18 @@ wait_seconds()
     return s != nullptr && std::atof(s) > 0 ? std::atof(s) : 10.0;
 }
 
-/** p, or its time-out after the harness bound (so a get() on it never hangs). */
+/**
+ * p, once settled: waits (vow_wait) at most the harness bound, and fails a check
+ * if p is still pending then (a get() after that would hang until the watchdog).
+ * Not p.timeout(...): a time-out's timer keeps its promise until it fires.
+ */
 template <class T>
 vow::promise<T>
 bounded(const vow::promise<T> &p)
 {
-    return p.timeout(std::chrono::duration<double>(wait_seconds()));
+    vow_state s = p ? vow_wait(p.handle(), wait_seconds(), nullptr, nullptr) : VOW_STATE_INVALID;
+    check(s != VOW_PENDING && s != VOW_DEADLOCK, __FILE__, __LINE__, "the promise settled within the wait bound");
+    return p;
 }
 
 /** Polls pred every millisecond until it holds or the bound passes. */
