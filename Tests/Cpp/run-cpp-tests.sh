@@ -97,12 +97,14 @@ if vow_swiftc_flags "$bin" "$root" 2>"$stage_log" \
 fi
 
 # --- build every program, then run it in each mode ------------------------------------------------
-# build_program SRC CXX STD MODE: compiles into $out/NAME-CXX-STD[-asan]; prints the path.
+# build_program SRC CXX STD MODE: compiles into $out/NAME-CXX-STD[-asan] and sets exe to its path.
+# A program built earlier in this run is reused (the valgrind mode runs the plain builds).
+declare -A built=()
 build_program() {
     local src=$1 cxx=$2 std=$3 mode=$4 name
     name="$(basename "$src" .cpp)"
     local tag="${cxx%%+*}${std#c++}"
-    local exe="$out/$name-$tag"
+    exe="$out/$name-$tag"
     local flags=(-std="$std" "${warn[@]}" -g -O1 -I "$root/include" -I "$here")
     local link=(-L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread)
     [[ "$name" == test_no_exceptions ]] && flags+=(-fno-exceptions)
@@ -113,9 +115,10 @@ build_program() {
         link+=(-fsanitize=address)
         [[ "$cxx" == clang++ ]] && link+=(-fuse-ld=lld)
     fi
+    [[ -n "${built[$exe]:-}" ]] && return 0
     rm -f "$exe"
     "$cxx" "${flags[@]}" -o "$exe" "$src" "${link[@]}" >"$exe.build.log" 2>&1 || return 1
-    echo "$exe"
+    built[$exe]=1
 }
 
 run_mode() {
@@ -141,14 +144,14 @@ run_mode() {
         name="$(basename "$src" .cpp)"
         if [[ -n "${CPP_TESTS:-}" ]] && [[ " $CPP_TESTS " != *" $name "* ]]; then continue; fi
         for build in "${builds[@]}"; do
-            local cxx=${build%%:*} std=${build#*:} label="$name ($build${mode:+, $mode})" exe
+            local cxx=${build%%:*} std=${build#*:} label="$name ($build, $mode)"
             if [[ "$name" == test_cpp_swift && "$stage_ok" -ne 1 ]]; then
                 echo "FAIL $label: the Swift stage library did not build ($stage_log)"
                 sed 's/^/    /' "$stage_log" | head -20
                 failed=$((failed + 1))
                 continue
             fi
-            if ! exe=$(build_program "$src" "$cxx" "$std" "$mode"); then
+            if ! build_program "$src" "$cxx" "$std" "$mode"; then
                 local tag="${cxx%%+*}${std#c++}"
                 local log="$out/$name-$tag$([[ "$mode" == asan ]] && echo -asan).build.log"
                 echo "FAIL $label: does not build ($log)"
