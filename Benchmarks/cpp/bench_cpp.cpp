@@ -290,6 +290,8 @@ main(int argc, char **argv)
     std::printf("| workload | per | C inline | C++ inline | C++ / C | C default | C++ default | C++ / C |\n");
     std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
     int measured_runs = callgrind_dir != nullptr ? 1 : runs;
+    const double budget = 1.15; /* C++ / C, in instructions (issue 26) */
+    std::string over;
     for (const workload &w : workloads) {
         std::printf("| %s | %s", w.name, w.per);
         for (bool inline_mode : {true, false}) {
@@ -305,8 +307,13 @@ main(int argc, char **argv)
             }
             double c = median(c_ops), cpp = median(cpp_ops);
             std::printf(" | %.0f (%.1f) | %.0f (%.1f) | %.2fx", c, median(c_alloc), cpp, median(cpp_alloc), cpp / c);
+            if (cpp / c > budget) over += std::string(over.empty() ? "" : ", ") + w.name + (inline_mode ? " inline" : " default");
         }
         std::printf(" |\n");
+    }
+    if (callgrind_dir != nullptr) {
+        std::printf("\nBudget: C++ at most %.2fx the C face's instructions: %s\n", budget,
+                    over.empty() ? "met in every row" : ("OVER in " + over).c_str());
     }
     if (wrong != 0) std::printf("\nbench_cpp: %d runs gave a wrong result\n", wrong);
     return wrong == 0 ? 0 : 1;

@@ -381,6 +381,19 @@ test_many_threads_chain_at_once()
     CHECK_EQ(sum.load(), (1 + 100) + (2 + 100) + (3 + 100) + (4 + 100));
 }
 
+static void
+test_get_inside_a_callback_does_not_hang()
+{
+    /* get() on the default queue for work queued behind this very callback: an error at once. */
+    auto q = vow::promise<int>::fulfilled(1).then([](int) {
+        auto inner = vow::promise<int>::fulfilled(2).then([](int x) { return x; });
+        auto got = inner.try_get();
+        if (got.has_value()) return 0;
+        return got.error().is("vow", VOW_ERROR_DEADLOCK) ? 1 : 2;
+    });
+    CHECK_EQ(bounded(q).get(), 1);
+}
+
 int
 main()
 {
@@ -395,5 +408,6 @@ main()
                                              {"captures destroyed once", test_captures_destroyed_once},
                                              {"async", test_async},
                                              {"many threads at once", test_many_threads_chain_at_once},
+                                             {"get inside a callback does not hang", test_get_inside_a_callback_does_not_hang},
                                          });
 }
