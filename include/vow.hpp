@@ -45,8 +45,10 @@
  * runs on the default dispatcher as it is when the call is made (the library's
  * own serial queue unless the program replaced it with
  * vow::dispatcher::set_default or vow_set_default_dispatcher; never the main
- * queue), unless a dispatcher is given first: then(d, f), recover(d, f),
- * finally(d, f), on_cancel(d, f), co_await p.resume_on(d). It never runs inline
+ * queue; for r.on_cancel(f), as it is when the cancellation arrives, as
+ * vow_resolver_on_cancel says), unless a dispatcher is given first: then(d, f),
+ * recover(d, f), finally(d, f), on_cancel(d, f), async(d, f),
+ * co_await p.resume_on(d). It never runs inline
  * in the call that registered it nor in the call that settled the promise,
  * unless the dispatcher given is vow::dispatcher::inline_(), and never while
  * the library holds a lock. Callbacks of one promise run in the order they
@@ -75,10 +77,14 @@
  *           error arrives in C++ again (get(), co_await, result::value(),
  *           error::rethrow()), even after passing through C or Swift, the
  *           original exception is thrown, so `catch (const std::out_of_range&)`
- *           further down the chain works. Errors made in C or Swift arrive as
- *           vow::error. A finally or on_cancel callback must not throw (it has
- *           no promise to reject): an exception escaping it calls
- *           std::terminate, as from a destructor.
+ *           further down the chain works. (The payload is marked with the address
+ *           of an inline variable of this header: in a program whose shared
+ *           libraries each hide their symbols, an exception is recognized by the
+ *           library that threw it; elsewhere it arrives as the vow::error.)
+ *           Errors made in C or Swift arrive as vow::error. A finally or
+ *           on_cancel callback must not throw (it has no promise to reject):
+ *           an exception escaping it calls std::terminate, as from a
+ *           destructor.
  * No exceptions  Compiled with -fno-exceptions, callbacks report errors by
  *           returning a vow::result<U> holding a vow::error (or a rejected
  *           promise); errors are read with try_get(), co_await p.try_await()
@@ -99,8 +105,9 @@
  *           pointer or are not trivially copyable (a lambda capturing nothing,
  *           or one pointer or integer, is kept inside the link's context word
  *           and costs nothing). A callback that returns the bool, integer or
- *           double it received, unchanged, passes the same vow_value on; any
- *           other result is one new value, as in C.
+ *           double it received, unchanged, passes the same vow_value on; the
+ *           bools and the integers from -128 to 1023 are boxed once per process
+ *           and shared; any other result is one new value, as in C.
  */
 #ifndef VOW_HPP
 #define VOW_HPP
