@@ -1055,13 +1055,12 @@ using value_of_t = typename value_of<std::remove_cv_t<std::remove_reference_t<R>
 /** A promise of void holds std::monostate in a tuple (when_all). */
 template <class T> using element_t = std::conditional_t<std::is_void_v<T>, std::monostate, T>;
 
-/** What f(T) returns (f() for void). */
-template <class T, class F, class = void> struct call_result { using type = std::invoke_result_t<F &, T &&>; };
+/** What f(T) returns (f() for void), and whether f can be called so. */
+template <class T, class F> struct call_result { using type = std::invoke_result_t<F &, T &&>; };
 template <class F> struct call_result<void, F> { using type = std::invoke_result_t<F &>; };
 template <class T, class F> using call_result_t = typename call_result<T, F>::type;
 
-template <class T, class F>
-inline constexpr bool callable_with_v = std::is_void_v<T> ? std::is_invocable_v<F &> : std::is_invocable_v<F &, T &&>;
+template <class T, class F> inline constexpr bool callable_with_v = std::is_invocable_v<F &, T &&>;
 template <class F> inline constexpr bool callable_with_v<void, F> = std::is_invocable_v<F &>;
 
 /** Returns v (borrowed) through out as the callback's outcome. */

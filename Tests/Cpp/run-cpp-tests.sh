@@ -17,7 +17,8 @@
 # Every Tests/Cpp/test_*.cpp is compiled four times: g++ and clang++, -std=c++17 and
 # -std=c++20, always with -Wall -Wextra -Werror (test_no_exceptions.cpp also with
 # -fno-exceptions), into Tests/Cpp/out/ (git-ignored), and each build is run (120 s each;
-# valgrind 1200 s). First, header_strict.cpp (which instantiates every template of vow.hpp)
+# valgrind 1200 s). Each must-not-compile/*.cpp must be refused by every build, with the
+# message its first line names (`// expect: ...`). First, header_strict.cpp (which instantiates every template of vow.hpp)
 # is compiled with both compilers and both standards, with strict warnings (-Wpedantic
 # -Wshadow -Wconversion -Wsign-conversion -Wold-style-cast): as it is, with -fno-exceptions,
 # and with -DVOW_DEBUG_SITES (vow.h's site macros).
@@ -84,6 +85,30 @@ for build in "${builds[@]}"; do
 done
 if [[ "$header_failed" -eq 0 ]]; then
     echo "ok   vow.hpp, strict warnings: ${builds[*]}; plain, -fno-exceptions, VOW_DEBUG_SITES"
+else
+    status=1
+fi
+
+# --- what must not compile: each must-not-compile/*.cpp fails, with the message its first line expects
+refused=0 accepted=0
+for src in "$here"/must-not-compile/*.cpp; do
+    expect="$(sed -n '1s|^// expect: ||p' "$src")"
+    for build in "${builds[@]}"; do
+        cxx=${build%%:*} std=${build#*:}
+        if "$cxx" -std="$std" "${warn[@]}" -fsyntax-only -I "$root/include" "$src" >"$out/refused.log" 2>&1; then
+            echo "FAIL $(basename "$src") compiles with $cxx -std=$std (it must not)"
+            accepted=$((accepted + 1))
+        elif [[ -z "$expect" ]] || ! grep -qF -- "$expect" "$out/refused.log"; then
+            echo "FAIL $(basename "$src") ($cxx -std=$std): the error does not say \"$expect\""
+            grep -E "error" "$out/refused.log" | head -5 | sed 's/^/    /'
+            accepted=$((accepted + 1))
+        else
+            refused=$((refused + 1))
+        fi
+    done
+done
+if [[ "$accepted" -eq 0 ]]; then
+    echo "ok   must not compile: $refused refusals with the expected message"
 else
     status=1
 fi
