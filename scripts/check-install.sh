@@ -194,6 +194,7 @@ check_install() {
         || fail "$label: the C++ program did not build with pkg-config's flags"
     env -u LD_LIBRARY_PATH "$work/cpp_app" >"$work/cpp.out" 2>&1 || { cat "$work/cpp.out"; fail "$label: the C++ program failed"; }
     grep -qF "cpp-app: 21 doubled is 42" "$work/cpp.out" || { cat "$work/cpp.out"; fail "$label: unexpected output from the C++ program"; }
+    echo "  $label: vow.hpp: $(tail -1 "$work/cpp.out")"
     local swift_libs
     swift_libs=$(ldd "$work/app" | grep -c "libswift\|libdispatch" || true)
     echo "  $label: $(tail -1 "$work/out.txt" | sed 's/^app: //'); $(du -h "$prefix/lib/libvow.so" | cut -f1) libvow.so; $swift_libs Swift runtime libraries loaded from the toolchain"
