@@ -1445,7 +1445,9 @@ template <class T> class awaitable;
  * movable (free), the destructor releases; releasing never unregisters a
  * callback. Also a coroutine type: a function returning vow::promise<T> may
  * co_await and co_return (C++20; it starts at once, and its promise settles at
- * co_return or with the exception that escapes it). Any thread.
+ * co_return or with the exception that escapes it; cancelling that promise does
+ * not stop the coroutine's body: give it a std::stop_token and co_await
+ * p.with_stop(token) inside). Any thread.
  */
 template <class T>
 class promise {
