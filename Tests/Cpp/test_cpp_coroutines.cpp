@@ -247,6 +247,26 @@ test_coroutine_promises()
 }
 
 static void
+test_cancelling_a_coroutine_promise()
+{
+    /* The promise settles (cancelled) at once; the body runs on to its co_return, which is ignored. */
+    std::atomic<int> reached_end{0};
+    auto [p, r] = vow::promise<int>::pending();
+    /* No captures: the lambda object is gone before the body resumes; parameters live in the frame. */
+    auto running = [](vow::promise<int> q, std::atomic<int> *end) -> vow::promise<int> {
+        int v = co_await q.resume_on(vow::dispatcher::inline_());
+        (*end)++;
+        co_return v;
+    }(p, &reached_end);
+    running.cancel();
+    CHECK(running.is_cancelled());
+    CHECK(p.is_pending()); /* the coroutine's awaiting link still waits on p */
+    r.resolve(3);
+    CHECK_EQ(reached_end.load(), 1);
+    CHECK(running.is_cancelled());
+}
+
+static void
 test_with_stop_in_co_await()
 {
     std::stop_source source;
@@ -303,6 +323,7 @@ main()
                                                {"try_await", test_try_await},
                                                {"where coroutines resume", test_where_coroutines_resume},
                                                {"coroutine promises", test_coroutine_promises},
+                                               {"cancelling a coroutine's promise", test_cancelling_a_coroutine_promise},
                                                {"with_stop in co_await", test_with_stop_in_co_await},
                                                {"long loops do not recurse", test_long_loops_do_not_recurse},
 #endif
