@@ -2,21 +2,38 @@
 import PackageDescription
 
 // Vow: promises for Swift that C programs share.
-// The library product `vow` is built as a shared library (libvow.so) that C programs link
-// against through include/vow.h. It depends on the toolchain (Swift, Dispatch,
-// Synchronization) and on the system libffi only.
+// It depends on the toolchain (Swift, Dispatch, Synchronization) and on the system libffi
+// only.
+//
+// One engine per process: promises are objects of one copy of the engine, so a process
+// in which C code uses Vow holds exactly one, libvow.so. The products:
+//
+//   vow           the shared library C programs link (libvow.so, `-lvow`, `pkg-config vow`;
+//                 SwiftPM names the file after the product, so the name stays). What
+//                 `make install` builds and installs. Swift code in a process where C uses
+//                 Vow does not depend on it: it links the installed libvow.so through
+//                 pkg-config (README, "One engine per process"), because a package that
+//                 depends on `vow` builds a libvow.so of its own, and which of two files
+//                 named libvow.so a process loads depends on the search order.
+//   VowSwiftOnly  for Swift programs and libraries in which no C code uses Vow: `import Vow`,
+//                 the engine linked into the depending product as SwiftPM chooses (a copy
+//                 of its own). Loaded next to libvow.so, that copy is a second engine: both
+//                 say so when they load and refuse each other's handles.
+//
+// Deprecated, kept for one more release (see MIGRATION.md, "One engine per process"):
+//   Vow           the old name of VowSwiftOnly (it differed from `vow` only by case).
 let package = Package(
     name: "Vow",
     products: [
         .library(name: "vow", type: .dynamic, targets: ["Vow"]),
-        // The same library for Swift packages that depend on Vow: `import Vow`, linked the
-        // way the depending package chooses (a program that also loads libvow.so for C
-        // code should depend on `vow` instead, so the process holds one engine).
+        .library(name: "VowSwiftOnly", targets: ["Vow"]),
+        // Deprecated: the old name of VowSwiftOnly, removed in the release after this one.
         .library(name: "Vow", targets: ["Vow"]),
     ],
     targets: [
         // The C face: the public header (include/vow.h, symlinked) and one .c file that
-        // includes it, so header edits are noticed by the build.
+        // includes it, so header edits are noticed by the build; and the finding of other
+        // copies of the engine when this one loads (vow_engine_copies.h / .c, internal).
         .target(name: "CVow", path: "Sources/CVow"),
         // The system libffi, through pkg-config (Debian: libffi-dev).
         .systemLibrary(

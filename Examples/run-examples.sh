@@ -172,8 +172,9 @@ example_libuv() {
         "libuv example: ok" -- "$OUT/libuv-example"
 }
 
-# run_valgrind NAME EXPECTED-LINE... -- COMMAND...: `run` under valgrind (memcheck; definite
-# and indirect leaks are errors, as in the test programs), if valgrind is installed.
+# run_valgrind NAME EXPECTED-LINE... -- COMMAND...: `run` under valgrind (memcheck, the
+# standard leak check with the suppression file make install ships, as the docs show it,
+# plus Examples/valgrind.supp for the worker threads libuv and GLib keep until exit).
 run_valgrind() {
     local name=$1
     shift
@@ -184,8 +185,9 @@ run_valgrind() {
         shift
     done
     shift
-    run "$name" "${args[@]}" -- valgrind -q --error-exitcode=99 --errors-for-leak-kinds=definite,indirect \
-        --leak-check=full --show-possibly-lost=no --fair-sched=yes "$@"
+    run "$name" "${args[@]}" -- valgrind -q --error-exitcode=99 --leak-check=full \
+        "--suppressions=$ROOT/scripts/vow-valgrind.supp" "--suppressions=$ROOT/Examples/valgrind.supp" \
+        --fair-sched=yes "$@"
 }
 
 # Examples/libuv-files: a libuv program reads 302 files, at most 8 at once, a Swift component

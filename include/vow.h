@@ -227,7 +227,12 @@ typedef enum vow_state {
     VOW_DEADLOCK = 3        /**< vow_wait only: the wait could never end; the promise is still pending */
 } vow_state;
 
-/** Codes of the library's own errors, all in domain "vow" (a tag only). */
+/**
+ * Codes of the library's own errors, all in domain "vow" (a tag only). The
+ * one list of them: Swift's VowError.Code reads its numbers from here, and
+ * a test (ErrorCodeTableTests) fails when it or the engine's EngineError
+ * names a code this list does not, or misses one.
+ */
 enum vow_error_codes {
     VOW_ERROR_CANCELLED = 1, /**< cancelled (vow_cancel, race losers, timeouts) */
     VOW_ERROR_BROKEN,        /**< the last reference to an unused resolver was released */
@@ -938,7 +943,7 @@ vow_observe_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
  * Both arguments are evaluated before the call, so vow_then(p, ...) sees p
  * alive; releasing prev then does not unregister anything (a promise's
  * callbacks run whether or not the program still holds it). One function
- * for every chaining call, so there are no _consume twins (nor _at twins:
+ * for every chaining call, so there are no _consume twins (nor _site twins:
  * it makes no promise). A NULL next (the chaining call failed) still
  * releases prev and returns NULL, so a failure travels down the chain as
  * NULL and the next calls answer NULL too: check the last one. NULL prev
@@ -1187,7 +1192,9 @@ typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, si
  * happens (the dispatcher's, or the one that settled an input or cancelled
  * the result). n == 0 fulfils with an empty LIST at once (make is never
  * called; destroy runs before this call returns). limit larger than n makes
- * every input at once (still lazily, on the dispatcher).
+ * every input at once (still lazily, on the dispatcher). While inputs remain
+ * to be made, a vow_wait on the result from a job of that (serial)
+ * dispatcher could never end: it answers VOW_DEADLOCK at once.
  *
  * Returns +1. NULL make returns NULL; limit == 0, or n with the top bit set,
  * is misuse (NULL and a misuse line). On every failure destroy runs before
@@ -1330,6 +1337,17 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       other than v). Returns NULL; destroy runs.
  *   vow: vow_trampoline_new: libffi could not make a closure (out of memory?)
  *       libffi refused to allocate executable memory. Returns NULL.
+ *   vow: FN: the TYPE belongs to another copy of the Vow engine (in FILE),
+ *       not to this one (in FILE): ...
+ *       The process holds two copies of the engine (a Swift library or
+ *       program that linked one of its own next to libvow.so) and a handle
+ *       crossed from one to the other; FN may also be
+ *       AnyPromise(unsafeHandle:), which answers nil. The call returns as for
+ *       NULL. Such a process also gets, once, when the second copy loads and
+ *       before any handler can be set, the line "vow: two copies of the Vow
+ *       engine are loaded in this process, ...", always on stderr, naming
+ *       both files and the fix: Swift code that shares promises with C links
+ *       this libvow.so (README, "One engine per process").
  *
  * The text after "FN: " is for people; match on the function name if you
  * must. Misuse lines are not errors of the promise machinery: nothing is
@@ -1398,8 +1416,18 @@ typedef void (*vow_fnptr)(void);
  * library (NULL -> NULL value; a handle that is not a vow_value rejects
  * with VOW_ERROR_TYPE and is not released). The result resolves the
  * returned promise (+1) like vow_result_return: a PROMISE value is adopted,
- * a THENABLE assimilated. A count or kind mismatch rejects it with
- * VOW_ERROR_TYPE naming the position; a rejection of p passes through.
+ * a THENABLE assimilated.
+ *
+ * Counts follow PromiseKit's manifolds for pointer parameters (s, p, V): a
+ * parameter past the end of the values (a manifold of one given to
+ * "v(VVV)") receives NULL (a NULL pointer, for V too), and values past the
+ * last parameter are ignored when every parameter is s, p or V, or there is
+ * none (a function that takes fewer arguments than the LIST holds). Scalars
+ * (b, i, q, d, f) keep the strict check: a missing scalar, or a value left
+ * over beside a scalar parameter, rejects with VOW_ERROR_TYPE ("argument N
+ * missing" / "argument N unexpected"), as does a value of the wrong kind
+ * (naming its position); fn is not called then. A rejection of p passes
+ * through.
  * Parsed signatures are cached (the 32 most recent), so many links with one
  * signature share one prepared libffi call. NULL p, signature or fn, or a
  * malformed signature, returns NULL. If this call fails (NULL returned), the
@@ -1551,8 +1579,9 @@ vow_retry(int times, double delay_seconds, vow_retry_make VOW_NULLABLE make, vow
  * other chaining calls inherits its source's chain; any other promise
  * begins one). A promise made by a plain function records the site "C"; a
  * program compiled with VOW_DEBUG_SITES defined before including vow.h
- * calls every function that returns a promise through the _at variant below
- * with __FILE__ and __LINE__, so its promises record "file.c:42". The sites
+ * calls every function that returns a promise through its _site twin below
+ * with __FILE__ and __LINE__, so its promises record "file.c:42" (Vow 0.2
+ * named the twins _at: those names still work, deprecated). The sites
  * appear in the default unhandled-error line ("... (dropped at main.c:42,
  * chain began at wordcount.swift:17)"), through vow_unhandled_site in a
  * custom handler, in the broken-promise error's message, and in the census
@@ -1617,162 +1646,150 @@ VOW_EXTERN const char *VOW_NULLABLE
 vow_unhandled_chain_site(void);
 
 /*
- * The _at variants: each is the function of the same name without _at, and
- * also records file and line (file is copied; NULL file records "C") as the
- * site of the promise it returns when debug mode is on. Everything else
- * (arguments, return, failures, destroy, threads) is as documented for the
- * plain function. Call them through the VOW_DEBUG_SITES macros below rather
- * than by hand.
+ * The _site twins: every function that returns a promise it made has a
+ * twin of the same name with _site, which takes the caller's file and line
+ * first, then the same arguments,
+ *
+ *     vow_then_site(__FILE__, __LINE__, p, on_value, on_error, ctx, destroy)
+ *
+ * and is that function, except that it also records file:line (file is
+ * copied; NULL file records "C") as the site of the promise it returns when
+ * debug mode is on. Everything else (arguments, return, failures, destroy,
+ * threads) is as documented for the plain function. Call the twins through
+ * the VOW_DEBUG_SITES macros at the end of this header rather than by hand.
+ *
+ * Deprecated: Vow 0.2 named the twins NAME_at ("_at" reads like item
+ * access: vow_value_at). The 0.2 names stay declared and exported for one
+ * release, marked deprecated, with the same parameters as their NAME_site,
+ * which each calls.
+ *
+ * VOW_PROMISE_MAKERS(X, X_0_2) is the table they are made from: one row per
+ * function that returns a promise it made,
+ *
+ *     X(name, (parameters), (arguments))
+ *
+ * with the parameters as the plain function declares them but every pointer
+ * VOW_NULLABLE, and the arguments as the parameter names in order. An X_0_2
+ * row is a function of Vow 0.2, which also keeps its deprecated _at name; a
+ * new function gets an X row. From each row the preprocessor makes the
+ * declarations below (and, inside the library, the _at functions), and
+ * scripts/generate-promise-makers.sh the VOW_DEBUG_SITES macros at the end
+ * of this header and the library's entry points NAME and NAME_site. The
+ * test command checks that every function declared here that returns a
+ * vow_promise * has a row, except those that return a promise they did not
+ * make (vow_promise_retain, vow_value_get_promise, vow_consume), and that
+ * the generated text is up to date (Tests/C/header/check_site_twins.sh).
  */
+#define VOW_PROMISE_MAKERS(X, X_0_2)                                                                        \
+    X_0_2(vow_promise_pending, (vow_resolver *VOW_NULLABLE *VOW_NULLABLE resolver_out), (resolver_out))     \
+    X_0_2(vow_promise_fulfilled, (const vow_value *VOW_NULLABLE value), (value))                            \
+    X_0_2(vow_promise_rejected, (const vow_error *VOW_NULLABLE error), (error))                             \
+    X_0_2(vow_then,                                                                                         \
+          (vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value,                                 \
+           vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,                                      \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (p, on_value, on_error, ctx, destroy))                                                            \
+    X_0_2(vow_then_on,                                                                                      \
+          (vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value, \
+           vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,                                      \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (d, p, on_value, on_error, ctx, destroy))                                                         \
+    X_0_2(vow_catch,                                                                                        \
+          (vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,         \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (p, on_error, ctx, destroy))                                                                      \
+    X_0_2(vow_catch_policy,                                                                                 \
+          (vow_promise *VOW_NULLABLE p, vow_policy policy, vow_on_error VOW_NULLABLE on_error,              \
+           void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                   \
+          (p, policy, on_error, ctx, destroy))                                                              \
+    X_0_2(vow_finally,                                                                                      \
+          (vow_promise *VOW_NULLABLE p, void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx),                    \
+           void *VOW_NULLABLE ctx,                                                                          \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (p, fn, ctx, destroy))                                                                            \
+    X_0_2(vow_catch_on,                                                                                     \
+          (vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error, \
+           void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                   \
+          (d, p, on_error, ctx, destroy))                                                                   \
+    X_0_2(vow_catch_policy_on,                                                                              \
+          (vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, vow_policy policy,                  \
+           vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,                                      \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (d, p, policy, on_error, ctx, destroy))                                                           \
+    X_0_2(vow_finally_on,                                                                                   \
+          (vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p,                                     \
+           void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,                         \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (d, p, fn, ctx, destroy))                                                                         \
+    X_0_2(vow_when, (vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n), (ps, n))                  \
+    X_0_2(vow_join, (vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n), (ps, n))                  \
+    X_0_2(vow_race, (vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n), (ps, n))                  \
+    X_0_2(vow_any, (vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n), (ps, n))                   \
+    X_0_2(vow_when_limited,                                                                                 \
+          (size_t n, size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,              \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (n, limit, make, ctx, destroy))                                                                   \
+    X_0_2(vow_when_limited_on,                                                                              \
+          (vow_dispatcher *VOW_NULLABLE d, size_t n, size_t limit, vow_limited_make VOW_NULLABLE make,      \
+           void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                   \
+          (d, n, limit, make, ctx, destroy))                                                                \
+    X_0_2(vow_join_limited,                                                                                 \
+          (size_t n, size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,              \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (n, limit, make, ctx, destroy))                                                                   \
+    X_0_2(vow_join_limited_on,                                                                              \
+          (vow_dispatcher *VOW_NULLABLE d, size_t n, size_t limit, vow_limited_make VOW_NULLABLE make,      \
+           void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                   \
+          (d, n, limit, make, ctx, destroy))                                                                \
+    X_0_2(vow_after, (double seconds), (seconds))                                                           \
+    X_0_2(vow_timeout, (vow_promise *VOW_NULLABLE p, double seconds), (p, seconds))                         \
+    X_0_2(vow_dispatch,                                                                                     \
+          (vow_dispatcher *VOW_NULLABLE d, vow_on_value VOW_NULLABLE fn, void *VOW_NULLABLE ctx,            \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (d, fn, ctx, destroy))                                                                            \
+    X_0_2(vow_then_call,                                                                                    \
+          (vow_promise *VOW_NULLABLE p, const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn,      \
+           void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                   \
+          (p, signature, fn, ctx, destroy))                                                                 \
+    X_0_2(vow_then_call_on,                                                                                 \
+          (vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p, const char *VOW_NULLABLE signature, \
+           vow_fnptr VOW_NULLABLE fn, void *VOW_NULLABLE ctx,                                               \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (d, p, signature, fn, ctx, destroy))                                                              \
+    X_0_2(vow_promise_lazy,                                                                                 \
+          (vow_lazy_body VOW_NULLABLE body, void *VOW_NULLABLE ctx,                                         \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (body, ctx, destroy))                                                                             \
+    X_0_2(vow_promise_lazy_on,                                                                              \
+          (vow_dispatcher *VOW_NULLABLE d, vow_lazy_body VOW_NULLABLE body, void *VOW_NULLABLE ctx,         \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (d, body, ctx, destroy))                                                                          \
+    X_0_2(vow_delay, (vow_promise *VOW_NULLABLE p, double seconds), (p, seconds))                           \
+    X_0_2(vow_retry,                                                                                        \
+          (int times, double delay_seconds, vow_retry_make VOW_NULLABLE make,                               \
+           vow_retry_if VOW_NULLABLE should_retry, void *VOW_NULLABLE ctx,                                  \
+           void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                           \
+          (times, delay_seconds, make, should_retry, ctx, destroy))                                         \
+    /* (every row ends with a backslash; the table ends here) */
 
-/** vow_promise_pending, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_promise_pending_at(const char *VOW_NULLABLE file, int line,
-                       vow_resolver *VOW_NULLABLE *VOW_NULLABLE resolver_out);
+/* What the rows expand to here (and VOW_SITE_UNPAREN_ opens a parenthesized list). */
+#define VOW_SITE_UNPAREN_(...) __VA_ARGS__
+#if defined(__GNUC__) || defined(__clang__)
+#  define VOW_SITE_DEPRECATED_(message) __attribute__((deprecated(message)))
+#else
+#  define VOW_SITE_DEPRECATED_(message)
+#endif
+#define VOW_DECLARE_SITE_TWIN_(name, parameters, arguments)                                                 \
+    VOW_EXTERN vow_promise *VOW_NULLABLE name##_site(const char *VOW_NULLABLE file, int line,                \
+                                                     VOW_SITE_UNPAREN_ parameters);
+#define VOW_DECLARE_AT_NAME_(name, parameters, arguments)                                                   \
+    VOW_EXTERN vow_promise *VOW_NULLABLE name##_at(const char *VOW_NULLABLE file, int line,                  \
+                                                   VOW_SITE_UNPAREN_ parameters)                             \
+        VOW_SITE_DEPRECATED_("use " #name "_site (the same arguments)");
+#define VOW_NO_AT_NAME_(name, parameters, arguments)
 
-/** vow_promise_fulfilled, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_promise_fulfilled_at(const char *VOW_NULLABLE file, int line, const vow_value *VOW_NULLABLE value);
-
-/** vow_promise_rejected, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_promise_rejected_at(const char *VOW_NULLABLE file, int line, const vow_error *VOW_NULLABLE error);
-
-/** vow_then, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_then_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p,
-            vow_on_value VOW_NULLABLE on_value, vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
-            void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_then_on, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_then_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
-               vow_promise *VOW_NULLABLE p, vow_on_value VOW_NULLABLE on_value,
-               vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
-               void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_catch, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_catch_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p,
-             vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
-             void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_catch_policy, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_catch_policy_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p, vow_policy policy,
-                    vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
-                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_finally, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_finally_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p,
-               void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx), void *VOW_NULLABLE ctx,
-               void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_catch_on, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_catch_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
-                vow_promise *VOW_NULLABLE p, vow_on_error VOW_NULLABLE on_error, void *VOW_NULLABLE ctx,
-                void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_catch_policy_on, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_catch_policy_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
-                       vow_promise *VOW_NULLABLE p, vow_policy policy, vow_on_error VOW_NULLABLE on_error,
-                       void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_finally_on, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_finally_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
-                  vow_promise *VOW_NULLABLE p, void (*VOW_NULLABLE fn)(void *VOW_NULLABLE ctx),
-                  void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_when, recording file:line (the result begins a chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_when_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
-
-/** vow_join, recording file:line (the result begins a chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_join_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
-
-/** vow_race, recording file:line (the result begins a chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_race_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
-
-/** vow_any, recording file:line (the result begins a chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_any_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
-
-/** vow_when_limited, recording file:line (the result begins a chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_when_limited_at(const char *VOW_NULLABLE file, int line, size_t n, size_t limit,
-                    vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
-                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_when_limited_on, recording file:line (the result begins a chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_when_limited_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d, size_t n,
-                       size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
-                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_join_limited, recording file:line (the result begins a chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_join_limited_at(const char *VOW_NULLABLE file, int line, size_t n, size_t limit,
-                    vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
-                    void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_join_limited_on, recording file:line (the result begins a chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_join_limited_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d, size_t n,
-                       size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
-                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_after, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_after_at(const char *VOW_NULLABLE file, int line, double seconds);
-
-/** vow_timeout, recording file:line (the result continues p's chain). */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_timeout_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p, double seconds);
-
-/** vow_dispatch, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_dispatch_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
-                vow_on_value VOW_NULLABLE fn, void *VOW_NULLABLE ctx,
-                void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_then_call, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_then_call_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p,
-                 const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn, void *VOW_NULLABLE ctx,
-                 void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_then_call_on, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_then_call_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
-                    vow_promise *VOW_NULLABLE p, const char *VOW_NULLABLE signature, vow_fnptr VOW_NULLABLE fn,
-                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_promise_lazy, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_promise_lazy_at(const char *VOW_NULLABLE file, int line, vow_lazy_body VOW_NULLABLE body,
-                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_promise_lazy_on, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_promise_lazy_on_at(const char *VOW_NULLABLE file, int line, vow_dispatcher *VOW_NULLABLE d,
-                       vow_lazy_body VOW_NULLABLE body, void *VOW_NULLABLE ctx,
-                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-
-/** vow_delay, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_delay_at(const char *VOW_NULLABLE file, int line, vow_promise *VOW_NULLABLE p, double seconds);
-
-/** vow_retry, recording file:line. */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_retry_at(const char *VOW_NULLABLE file, int line, int times, double delay_seconds,
-             vow_retry_make VOW_NULLABLE make, vow_retry_if VOW_NULLABLE should_retry,
-             void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+VOW_PROMISE_MAKERS(VOW_DECLARE_SITE_TWIN_, VOW_DECLARE_SITE_TWIN_)
+VOW_PROMISE_MAKERS(VOW_NO_AT_NAME_, VOW_DECLARE_AT_NAME_)
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -1780,41 +1797,43 @@ vow_retry_at(const char *VOW_NULLABLE file, int line, int times, double delay_se
 
 /*
  * VOW_DEBUG_SITES: defined before including vow.h, every call below passes
- * its __FILE__ and __LINE__ to the _at variant. The macros are function-like,
+ * its __FILE__ and __LINE__ to the _site twin. The macros are function-like,
  * so a name not followed by "(" (a function pointer: &vow_then, or vow_then
  * passed as an argument) still names the plain function, and
  * (vow_then)(p, ...) calls it without the site.
  */
+/* BEGIN generated by scripts/generate-promise-makers.sh from VOW_PROMISE_MAKERS: do not edit */
 #ifdef VOW_DEBUG_SITES
-#  define vow_promise_pending(...)   vow_promise_pending_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_promise_fulfilled(...) vow_promise_fulfilled_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_promise_rejected(...)  vow_promise_rejected_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_then(...)              vow_then_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_then_on(...)           vow_then_on_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_catch(...)             vow_catch_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_catch_policy(...)      vow_catch_policy_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_finally(...)           vow_finally_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_catch_on(...)          vow_catch_on_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_catch_policy_on(...)   vow_catch_policy_on_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_finally_on(...)        vow_finally_on_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_when(...)              vow_when_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_join(...)              vow_join_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_race(...)              vow_race_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_after(...)             vow_after_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_timeout(...)           vow_timeout_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_dispatch(...)          vow_dispatch_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_then_call(...)         vow_then_call_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_then_call_on(...)      vow_then_call_on_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_promise_lazy(...)      vow_promise_lazy_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_promise_lazy_on(...)   vow_promise_lazy_on_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_delay(...)             vow_delay_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_retry(...)             vow_retry_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_any(...)               vow_any_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_when_limited(...)      vow_when_limited_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_when_limited_on(...)   vow_when_limited_on_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_join_limited(...)      vow_join_limited_at(__FILE__, __LINE__, __VA_ARGS__)
-#  define vow_join_limited_on(...)   vow_join_limited_on_at(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_pending(...)   vow_promise_pending_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_fulfilled(...) vow_promise_fulfilled_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_rejected(...)  vow_promise_rejected_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_then(...)              vow_then_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_then_on(...)           vow_then_on_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_catch(...)             vow_catch_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_catch_policy(...)      vow_catch_policy_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_finally(...)           vow_finally_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_catch_on(...)          vow_catch_on_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_catch_policy_on(...)   vow_catch_policy_on_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_finally_on(...)        vow_finally_on_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_when(...)              vow_when_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_join(...)              vow_join_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_race(...)              vow_race_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_any(...)               vow_any_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_when_limited(...)      vow_when_limited_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_when_limited_on(...)   vow_when_limited_on_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_join_limited(...)      vow_join_limited_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_join_limited_on(...)   vow_join_limited_on_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_after(...)             vow_after_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_timeout(...)           vow_timeout_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_dispatch(...)          vow_dispatch_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_then_call(...)         vow_then_call_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_then_call_on(...)      vow_then_call_on_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_lazy(...)      vow_promise_lazy_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_promise_lazy_on(...)   vow_promise_lazy_on_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_delay(...)             vow_delay_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_retry(...)             vow_retry_site(__FILE__, __LINE__, __VA_ARGS__)
 #endif
+/* END generated */
 
 #if defined(__clang__)
 #  pragma clang diagnostic pop

@@ -53,6 +53,18 @@
 #   PENDING_C_BUDGET=176.5       vow_promise_pending + vow_then on the default dispatcher.
 #                                Measured: 176.00 (549 in 0.1), 1.05 times the Swift figure
 #                                (the resolver lives inside its promise).
+# Then the bounded-when check (Tests/Alloc/limited_bytes.c, alloc_bytes.c again, with
+# Tests/Alloc/swift_limited.swift): vow_when_limited_on in C and when(fulfilled: iterator,
+# concurrently:) in Swift over LIMITED_COUNT=1000000 inputs, LIMITED_LIMIT=16 pending at
+# most; make()/next() make pending promises that the test thread settles, with a counter
+# checking at every call that fewer than LIMIT are pending (it reports the most there ever
+# were, which must be LIMIT exactly). The figure is the peak of the bytes in use while the
+# whole when runs, above the bytes in use before, per input: the result entries (an
+# optional per input while running, then the final array) and the LIMIT live inputs;
+# nothing per settled input.
+#   LIMITED_C_BUDGET=17.5        bytes per input, C. Measured: 16.41.
+#   LIMITED_SWIFT_BUDGET=25.5    bytes per input, Swift (an Int? is 16 bytes in an array).
+#                                Measured: 25.17.
 # Then the C++ face (Tests/Cpp/alloc_links.cpp, linked with alloc_counter.c: vow.hpp's
 # promise<int>::then over vow_then), allocations per link as for the chains above:
 #   CPP_WORD_BUDGET=1.00    a lambda kept in the link's context word (no captures, or one
@@ -78,6 +90,10 @@ LOOP_C_BUDGET=${LOOP_C_BUDGET:-16}
 PENDING_COUNT=${PENDING_COUNT:-100000}
 PENDING_SWIFT_BUDGET=${PENDING_SWIFT_BUDGET:-168.5}
 PENDING_C_BUDGET=${PENDING_C_BUDGET:-176.5}
+LIMITED_COUNT=${LIMITED_COUNT:-1000000}
+LIMITED_LIMIT=${LIMITED_LIMIT:-16}
+LIMITED_C_BUDGET=${LIMITED_C_BUDGET:-17.5}
+LIMITED_SWIFT_BUDGET=${LIMITED_SWIFT_BUDGET:-25.5}
 
 source "$ROOT/scripts/lib/vow-swift.sh"
 BIN=${1:-}
@@ -102,6 +118,11 @@ cc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude Tests/Alloc/loop_bytes.c Tests/A
 cc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude Tests/Alloc/pending_bytes.c Tests/Alloc/alloc_bytes.c -o "$OUT/pending_bytes" \
     -L "$OUT" -lvowallocswift -L "$BIN" -lvow -Wl,-rpath,"$OUT" -Wl,-rpath,"$BIN"
 
+swiftc -O -emit-library -module-name VowAllocLimited "${VOW_SWIFTC_FLAGS[@]}" \
+    Tests/Alloc/swift_limited.swift -o "$OUT/libvowalloclimited.so"
+cc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude Tests/Alloc/limited_bytes.c Tests/Alloc/alloc_bytes.c \
+    -o "$OUT/limited_bytes" -L "$OUT" -lvowalloclimited -L "$BIN" -lvow -Wl,-rpath,"$OUT" -Wl,-rpath,"$BIN" -lpthread
+
 status=0
 SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no} \
     "$OUT/alloc_check" "$SWIFT_BUDGET" "$SWIFT_RESOLVED_BUDGET" "$C_BUDGET" "$LINKS" || status=1
@@ -109,6 +130,8 @@ SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no} \
     "$OUT/loop_bytes" "$LOOP_SWIFT_STEPS" "$LOOP_SWIFT_BUDGET" "$LOOP_C_STEPS" "$LOOP_C_BUDGET" || status=1
 SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no} \
     "$OUT/pending_bytes" "$PENDING_COUNT" "$PENDING_SWIFT_BUDGET" "$PENDING_C_BUDGET" || status=1
+SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no} \
+    "$OUT/limited_bytes" "$LIMITED_COUNT" "$LIMITED_LIMIT" "$LIMITED_C_BUDGET" "$LIMITED_SWIFT_BUDGET" || status=1
 # The C++ face (vow.hpp): see the CPP_ budgets above.
 CPP_WORD_BUDGET=${CPP_WORD_BUDGET:-1.00}
 CPP_QUEUED_BUDGET=${CPP_QUEUED_BUDGET:-1.05}

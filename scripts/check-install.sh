@@ -9,9 +9,26 @@
 # (`pkg-config ... vow-glib`), built the way a user builds them. Done twice: for
 # the default install and for VOW_STATIC_STDLIB=1 (the Swift runtime inside libvow.so,
 # checked to need nothing from the toolchain); VOW_CHECK_STATIC=0 skips the second.
+#
+# Then, for the default install, one engine per process (README, "One engine per
+# process"): the documents' own commands, run in a copy of each example folder outside
+# the checkout with only PREFIX, PATH and HOME in the environment, for the three builds
+#   swiftpm-component   a C program + a Swift component built with SwiftPM on the
+#                       installed libvow.so (Examples/c-program-swift-component), also
+#                       linked the other way round: one libvow.so, the installed one;
+#   swiftc-component    the same component built with swiftc and `pkg-config
+#                       --variable=swiftflags vow`;
+#   swiftpm-program     a Swift program (SwiftPM) on a C library built on vow.h
+#                       (Examples/swift-program-c-library);
+# and valgrind with the installed suppression file (a clean program passes, one that
+# leaks a promise fails). Each block must read the same in README.md, the DocC article
+# SwiftRuntimeInCHost.md and Examples/README.md. Last, the wrong build on purpose
+# (Tests/TwoEngines): a component with a copy of the engine of its own, next to the
+# installed libvow.so, must get the load-time line and have its handles refused both ways.
 # Prints `install: ok` or what went wrong; exits non-zero on failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$(pwd)
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 work=$(mktemp -d)
@@ -156,6 +173,189 @@ check_bridge() {
     echo "  $label: vow-$name: $(tail -1 "$work/$name.out")"
 }
 
+# --- one engine per process -------------------------------------------------------------
+
+# The documents that show the build commands; each block must read the same in all three.
+docs=(README.md Sources/Vow/Vow.docc/SwiftRuntimeInCHost.md Examples/README.md)
+
+# doc_block FILE NAME: the code block after the line `<!-- install-check: NAME -->` in FILE.
+doc_block() {
+    awk -v marker="<!-- install-check: $2 -->" '
+        $0 == marker { found = 1; next }
+        found && /^```/ { if (inside) exit; inside = 1; next }
+        inside { print }' "$1"
+}
+
+# run_doc_block NAME DIR EXPECTED-LINE...: runs the documents' block NAME in DIR with only
+# PREFIX, PATH and HOME set (nothing from the checkout), output in $work/NAME.out; the
+# block must succeed, print each expected line, warn about nothing and load one engine.
+run_doc_block() {
+    local name=$1 dir=$2
+    shift 2
+    local block doc
+    block=$(doc_block README.md "$name")
+    [ -n "$block" ] || fail "README.md has no block after <!-- install-check: $name -->"
+    for doc in "${docs[@]:1}"; do
+        [ "$(doc_block "$doc" "$name")" = "$block" ] \
+            || fail "the block '$name' in $doc differs from README.md's (or is missing)"
+    done
+    if ! (cd "$dir" && env -i HOME="$HOME" PATH="$PATH" PREFIX="$prefix" SWIFT_BACKTRACE=enable=no \
+            bash -euo pipefail -c "$block") >"$work/$name.out" 2>&1; then
+        tail -30 "$work/$name.out"
+        fail "$name: the documents' commands failed (in a copy of the example, with only the prefix)"
+    fi
+    local line
+    for line in "$@"; do
+        grep -qF -- "$line" "$work/$name.out" || { tail -30 "$work/$name.out"; fail "$name: missing output: $line"; }
+    done
+    if grep "warning:" "$work/$name.out" | grep -qv "unhandled dwarf"; then
+        grep "warning:" "$work/$name.out" | head -5
+        fail "$name: warnings"
+    fi
+    if grep -q "copies of the Vow engine" "$work/$name.out"; then
+        grep "copies of the Vow engine" "$work/$name.out"
+        fail "$name: more than one engine in the process"
+    fi
+}
+
+# example_copy EXAMPLE NAME: a fresh copy of Examples/EXAMPLE at $work/NAME (its path).
+example_copy() {
+    rm -rf "${work:?}/$2"
+    cp -r "Examples/$1" "$work/$2"
+    rm -rf "$work/$2/.build" "$work/$2/.swiftpm"
+    echo "$work/$2"
+}
+
+# only_installed_libvow PROGRAM LABEL: PROGRAM loads exactly one libvow.so, the installed one.
+only_installed_libvow() {
+    local found
+    found=$(ldd "$1" | grep -F "libvow" | awk '{ print $3 }' | sort -u)
+    [ "$found" = "$prefix/lib/libvow.so" ] || fail "$2: loads [$found], not only $prefix/lib/libvow.so"
+}
+
+# readme_shows FILE: README.md shows FILE verbatim, in the code block after `<!-- FILE -->`.
+readme_shows() {
+    diff -q <(awk -v marker="<!-- $1 -->" '
+            $0 == marker { found = 1; next }
+            found && /^```/ { if (inside) exit; inside = 1; next }
+            inside { print }' README.md) "$1" >/dev/null \
+        || fail "the code block after <!-- $1 --> in README.md differs from $1"
+}
+
+check_one_engine() {
+    local dir out bin
+    local counted="16 words in 3 texts, counted in Swift, gathered in C"
+    readme_shows Examples/c-program-swift-component/Package.swift
+    readme_shows Examples/c-program-swift-component/Sources/InstalledVow/module.modulemap
+
+    # 1. A C program + a Swift component built with SwiftPM on the installed libvow.so.
+    dir=$(example_copy c-program-swift-component swiftpm-component)
+    run_doc_block swiftpm-component "$dir" "$counted"
+    bin="$dir/.build/release"
+    [ -z "$(find "$dir/.build" -name 'libvow*.so*' -print -quit)" ] \
+        || fail "swiftpm-component: the SwiftPM build made a libvow.so of its own"
+    only_installed_libvow "$dir/word-stats" swiftpm-component
+    # Whatever the link order: the component's -L and rpath before pkg-config's.
+    out=$(cd "$dir" && PKG_CONFIG_PATH="$prefix/lib/pkgconfig" && export PKG_CONFIG_PATH \
+        && cc main.c -L"$bin" -lWordStats -Wl,-rpath,"$bin" $(pkg-config --cflags --libs vow) -o word-stats-2 \
+        && ./word-stats-2 2>&1) || { echo "$out"; fail "swiftpm-component: linked the other way round, the program failed"; }
+    grep -qF "$counted" <<<"$out" || { echo "$out"; fail "swiftpm-component: linked the other way round: unexpected output"; }
+    only_installed_libvow "$dir/word-stats-2" "swiftpm-component, linked the other way round"
+    echo "  swiftpm-component: $(tail -1 "$work/swiftpm-component.out"); one libvow.so (the installed one) in either link order"
+
+    # 2. The same component built with swiftc against the installed modules.
+    dir=$(example_copy c-program-swift-component swiftc-component)
+    run_doc_block swiftc-component "$dir" "$counted"
+    only_installed_libvow "$dir/word-stats" swiftc-component
+    echo "  swiftc-component: $(tail -1 "$work/swiftc-component.out")"
+
+    # 3. A Swift program (SwiftPM) on a C library built on vow.h.
+    dir=$(example_copy swift-program-c-library swiftpm-program)
+    run_doc_block swiftpm-program "$dir" "Swift doubled the C library's sum: 78" \
+        "the C library describes it: the tally is 78"
+    echo "  swiftpm-program: $(tail -1 "$work/swiftpm-program.out")"
+
+    # valgrind, as the documents show it: the program of (2) passes ...
+    command -v valgrind >/dev/null 2>&1 || fail "valgrind not found (scripts/install-deps.sh installs it)"
+    [ -f "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=valgrind_suppressions vow)" ] \
+        || fail "pkg-config --variable=valgrind_suppressions vow does not name an installed file"
+    run_doc_block valgrind "$work/swiftc-component" "$counted"
+    # ... and one that leaks a promise fails with the same flags.
+    (cd "$work" && cc -std=c11 -Wall -Wextra -Werror "$ROOT/Tests/C/valgrind/leaks_a_promise.c" \
+        $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs vow) -o "$work/swiftc-component/leaks") \
+        || fail "leaks_a_promise.c did not build"
+    local leak_block rc=0
+    leak_block=$(doc_block README.md valgrind | sed 's|\./word-stats|./leaks|')
+    (cd "$work/swiftc-component" && env -i HOME="$HOME" PATH="$PATH" PREFIX="$prefix" SWIFT_BACKTRACE=enable=no \
+        bash -uo pipefail -c "$leak_block") >"$work/leak.out" 2>&1 || rc=$?
+    [ "$rc" -eq 9 ] && grep -q "definitely lost" "$work/leak.out" \
+        || { tail -20 "$work/leak.out"; fail "valgrind with the installed suppressions did not fail a program that leaks a promise (exit $rc)"; }
+    echo "  valgrind --leak-check=full --suppressions=\$(pkg-config --variable=valgrind_suppressions vow): a clean program passes, a leaked promise fails"
+}
+
+# The wrong builds, on purpose (Tests/TwoEngines), each with a copy of the engine of its
+# own (the SwiftPM product VowSwiftOnly) next to the installed libvow.so: a component
+# that a C program links (both copies load at start), and a Swift program that loads
+# libvow.so later with dlopen (its copy exports no symbol). Built in .build-two-engines
+# (ignored by git), so that the copy compiles once.
+check_two_engines() {
+    local dir="$work/two-engines" identity rc=0 bin
+    identity=$(basename "$ROOT" | tr '[:upper:]' '[:lower:]')
+    mkdir -p "$dir/Sources/Twin" "$dir/Sources/TwinApp"
+    cp Tests/TwoEngines/Component.swift "$dir/Sources/Twin/"
+    cp Tests/TwoEngines/App/main.swift "$dir/Sources/TwinApp/"
+    cp Tests/TwoEngines/main.c "$dir/"
+    cat >"$dir/Package.swift" <<PKG
+// swift-tools-version:6.1
+import PackageDescription
+let package = Package(
+    name: "Twin",
+    products: [.library(name: "Twin", type: .dynamic, targets: ["Twin"])],
+    dependencies: [.package(path: "$ROOT")],
+    targets: [
+        .target(name: "Twin", dependencies: [.product(name: "VowSwiftOnly", package: "$identity")]),
+        .executableTarget(name: "TwinApp", dependencies: [.product(name: "VowSwiftOnly", package: "$identity")]),
+    ]
+)
+PKG
+    swift build --package-path "$dir" --scratch-path "$ROOT/.build-two-engines" >"$work/twin-build.log" 2>&1 \
+        || { tail -20 "$work/twin-build.log"; fail "two-engines: the component did not build"; }
+    bin=$(swift build --package-path "$dir" --scratch-path "$ROOT/.build-two-engines" --show-bin-path)
+    # shellcheck disable=SC2046 # pkg-config's output is meant to be split into arguments
+    (cd "$dir" && cc -std=c11 -Wall -Wextra -Werror main.c $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs vow) \
+        -L"$bin" -lTwin -Wl,-rpath,"$bin" -o two-engines) || fail "two-engines: the program did not build"
+    (cd "$dir" && env -u LD_LIBRARY_PATH ./two-engines) >"$work/two-engines.out" 2>&1 || rc=$?
+    local line
+    for line in \
+            "vow: two copies of the Vow engine are loaded in this process" \
+            "Fix the build: Swift code that shares promises with C links the one libvow.so" \
+            "vow: AnyPromise(unsafeHandle:): the vow_promise belongs to another copy of the Vow engine" \
+            "twin_double(a promise of libvow.so): refused" \
+            "vow: vow_then: the vow_promise belongs to another copy of the Vow engine" \
+            "vow_then(a promise of the component's copy): refused"; do
+        grep -qF -- "$line" "$work/two-engines.out" || { cat "$work/two-engines.out"; fail "two-engines: missing: $line"; }
+    done
+    [ "$(grep -c "copies of the Vow engine are loaded" "$work/two-engines.out")" -eq 1 ] \
+        || { cat "$work/two-engines.out"; fail "two-engines: the load-time line must appear once"; }
+    [ "$rc" -eq 0 ] || { cat "$work/two-engines.out"; fail "two-engines: exit $rc"; }
+    echo "  two-engines (wrong on purpose): a component with its own copy: told at load, handles refused both ways (AnyPromise(unsafeHandle:), vow_then)"
+
+    rc=0
+    (cd "$dir" && env -u LD_LIBRARY_PATH "$bin/TwinApp" "$prefix/lib/libvow.so") >"$work/two-engines-app.out" 2>&1 || rc=$?
+    for line in \
+            "vow: two copies of the Vow engine are loaded in this process" \
+            "AnyPromise(unsafeHandle: a promise of libvow.so): nil" \
+            "vow: AnyPromise(unsafeHandle:): the vow_promise belongs to another copy of the Vow engine" \
+            "vow_promise_state(a promise of the program's copy): refused" \
+            "vow: vow_promise_state: the vow_promise belongs to another copy of the Vow engine"; do
+        grep -qF -- "$line" "$work/two-engines-app.out" || { cat "$work/two-engines-app.out"; fail "two-engines, program: missing: $line"; }
+    done
+    [ "$(grep -c "copies of the Vow engine are loaded" "$work/two-engines-app.out")" -eq 1 ] \
+        || { cat "$work/two-engines-app.out"; fail "two-engines, program: the load-time line must appear once"; }
+    [ "$rc" -eq 0 ] || { cat "$work/two-engines-app.out"; fail "two-engines, program: exit $rc"; }
+    echo "  two-engines (wrong on purpose): a program with its own copy that dlopens libvow.so: told when it loads, handles refused both ways"
+}
+
 # check_install LABEL [VAR=VALUE...]: install with the given environment, build, run.
 check_install() {
     local label=$1
@@ -203,6 +403,16 @@ check_install() {
     fi
     check_bridge "$label" uv "uv-app: loop closed"
     check_bridge "$label" glib "glib-app: closed"
+    if [ "$label" = "dynamic" ]; then
+        # Swift next to C: the Swift modules are installed with the library (a static-stdlib
+        # libvow.so carries a runtime of its own: Swift components go with the default build).
+        for file in lib/vow/swift/Vow.swiftmodule lib/vow/swift/VowEngine.swiftmodule \
+                lib/vow/swift/module.modulemap lib/pkgconfig/vow-swift.pc lib/vow-valgrind.supp; do
+            [ -f "$prefix/$file" ] || fail "$label: $prefix/$file was not installed"
+        done
+        check_one_engine
+        check_two_engines
+    fi
     rm -rf "$prefix"
     prefix=""
 }

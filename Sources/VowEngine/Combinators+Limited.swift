@@ -71,6 +71,21 @@ final class LimitedResult: Core, @unchecked Sendable {
     override func disposeUnrun() {
         work?.resultCancelled()
     }
+
+    /// Deadlock detection (`Core.settlementNeeds`): while inputs remain to be made, settling
+    /// this result needs a job on the run's dispatcher, so a wait on it from a thread that
+    /// runs that (serial) dispatcher could never end; `nil` once every input was made.
+    func needsJobs(on dispatcher: ObjectIdentifier?) {
+        let flags = lock()
+        if !flags.contains(.settled) {
+            if let dispatcher {
+                back.extras().settler = dispatcher
+            } else {
+                back.existingExtras?.settler = nil
+            }
+        }
+        unlock(flags)
+    }
 }
 
 /// The state of one bounded combinator. It is also its own pump job: the continuation that
@@ -127,6 +142,7 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
     /// Queues the first pump job.
     func start() {
         lock.withLock { pumping = true }
+        result?.needsJobs(on: ObjectIdentifier(dispatcher))
         submitContinuation(self, to: dispatcher)
     }
 
@@ -146,9 +162,12 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
             let index = next
             next += 1
             active += 1
-            if let count, next >= count { exhausted = true }
+            let last = count.map { next >= $0 } ?? false
+            if last { exhausted = true }
             elements.append(nil)
+            let result = last ? self.result : nil
             lock.unlock()
+            result?.needsJobs(on: nil)
 
             let made: Core?
             do {
@@ -169,9 +188,15 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
         lock.lock()
         exhausted = true
         active -= 1
-        elements.removeLast()
-        guard !stopped, active == 0 else {
+        guard !stopped, let result else {
+            // A stop while `make` ran took the elements already.
             lock.unlock()
+            return
+        }
+        elements.removeLast()
+        guard active == 0 else {
+            lock.unlock()
+            result.needsJobs(on: nil)
             return
         }
         finish()
@@ -230,15 +255,15 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
             return
         }
         if failure {
-            let (result, unsettled, done) = stop()
+            let stopped = stop()
             lock.unlock()
+            guard let result = stopped.result else { return }
             if let conversionError {
-                result?.reject(conversionError)
+                result.reject(conversionError)
             } else {
-                result?.settle(like: input)
+                result.settle(like: input)
             }
-            if let result { result.releaseUpstreams(unsettled) }
-            withExtendedLifetime(done) {}
+            result.releaseUpstreams(stopped.unsettled)
             return
         }
         elements[index] = converted
@@ -254,14 +279,11 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
 
     /// Every input settled (called with the lock held; unlocks): the result is gathered.
     private func finish() {
-        let all = elements
-        elements = []
-        let (result, _, done) = stop()
+        let stopped = stop()
         lock.unlock()
-        defer { withExtendedLifetime(done) {} }
-        guard let result else { return }
+        guard let result = stopped.result else { return }
         do {
-            result.settle(try gather(all.map { $0! }), rejected: false)
+            result.settle(try gather(stopped.elements.map { $0! }), rejected: false)
         } catch {
             result.reject(error)
         }
@@ -276,23 +298,35 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
             lock.unlock()
             return
         }
-        let (result, unsettled, done) = stop()
+        let stopped = stop()
         lock.unlock()
-        result?.releaseUpstreams(unsettled)
-        withExtendedLifetime(done) {}
+        stopped.result?.releaseUpstreams(stopped.unsettled)
+    }
+
+    /// What a run that stops lets go of, after unlocking (dropping it may run user code: a
+    /// C `destroy`, an iterator's or a value's deinit, an unhandled-error report).
+    private struct Stopped {
+        /// The result (nil if the run had stopped already).
+        let result: LimitedResult?
+        /// The inputs still pending, in input order, to release under the upstream rule.
+        let unsettled: [Core]
+        /// The producer, if no call to it is running.
+        let make: (@Sendable (Int) throws -> Core?)?
+        /// The elements gathered so far (a stop before the end discards them).
+        let elements: [Element?]
     }
 
     /// Marks the run stopped (lock held) and hands back what the caller lets go of after
-    /// unlocking: the result, the pending inputs in input order, and the producer if no
-    /// call to it is running.
-    private func stop() -> (LimitedResult?, [Core], (@Sendable (Int) throws -> Core?)?) {
+    /// unlocking.
+    private func stop() -> Stopped {
         stopped = true
         let result = self.result
         self.result = nil
         let unsettled = pending.sorted { $0.key < $1.key }.map(\.value)
         pending = [:]
-        elements = []
-        return (result, unsettled, takeMakeIfDone())
+        var discarded: [Element?] = []
+        swap(&discarded, &elements)
+        return Stopped(result: result, unsettled: unsettled, make: takeMakeIfDone(), elements: discarded)
     }
 
     /// The producer, taken out, once no call to it can come (lock held): the run stopped

@@ -446,11 +446,11 @@ test_count_mismatch(void)
     vow_error_release(e);
     CHECK_EQ_INT(track_calls(t), 0);
 
+    /* No parameters: a value is ignored, as PromiseKit's block without arguments does
+     * (the manifold rule; ffi_manifolds.c has the rest of it). */
     t = track_new();
-    CHECK_EQ_INT(call_with(vow_value_int(1), "q()", (vow_fnptr)a0, t, NULL, &e), VOW_REJECTED);
-    CHECK_TYPE_ERROR(e, "argument 1 unexpected");
-    vow_error_release(e);
-    CHECK_EQ_INT(track_calls(t), 0);
+    CHECK_EQ_INT(call_with(vow_value_int(1), "q()", (vow_fnptr)a0, t, NULL, &e), VOW_FULFILLED);
+    CHECK_EQ_INT(track_calls(t), 1);
 }
 
 static void

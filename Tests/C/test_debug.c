@@ -324,7 +324,7 @@ make_pending_attempt(void *ctx)
     return vow_promise_retain((vow_promise *)ctx);
 }
 
-/* Every _at variant records its site (a sample: one promise each, checked through the
+/* Every _site twin records its site (a sample: one promise each, checked through the
  * census while pending or the report when rejected). */
 static void
 test_every_variant_records(void)
@@ -386,6 +386,44 @@ test_every_variant_records(void)
     vow_promise_release(attempt);
 }
 
+/* Vow 0.2's _at names (deprecated, kept for one release) are their _site twins: same
+ * arguments, same sites recorded; a NULL file records "C". A sample of three shapes:
+ * a maker with an out-pointer, a chaining call with a callback, a combinator. */
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static void
+test_deprecated_at_names(void)
+{
+    vow_debug_set(true);
+    vow_resolver *r = NULL;
+    vow_promise *head = vow_promise_pending_at("old.c", 7, &r);
+    vow_promise *next = vow_then_at("old.c", 8, head, track_on_value_pass, NULL, track_new(), track_destroy);
+    vow_promise *all = vow_when_at(NULL, 9, &next, 1);
+    REQUIRE(head != NULL && next != NULL && all != NULL);
+    size_t count = 0;
+    char *text = dump_pending(&count);
+    CHECK_EQ_INT(count, 3);
+    CHECK_EQ_INT(count_lines_containing(text, "old.c:7: pending for"), 1);
+    CHECK_EQ_INT(count_lines_containing(text, "old.c:8: pending for"), 1);
+    CHECK_EQ_INT(count_lines_containing(text, "s, waiting on old.c:7 (chain began at old.c:7)"), 1);
+    CHECK_EQ_INT(count_lines_containing(text, "C: pending for"), 1);
+    CHECK_EQ_INT(count_lines_containing(text, "s, waiting on old.c:8 (chain began at C)"), 1);
+    if (ts_failures) printf("census:\n%s", text);
+    free(text);
+    fulfill_null(r);
+    CHECK_EQ_INT(wait_promise(all, NULL, NULL), VOW_FULFILLED);
+    vow_resolver_release(r);
+    vow_promise_release(head);
+    vow_promise_release(next);
+    vow_promise_release(all);
+    vow_debug_set(false);
+}
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+
 TEST_MAIN_BEGIN("test_debug")
 RUN_TEST(test_off_by_default);
 RUN_TEST(test_handler_reads_the_sites);
@@ -393,4 +431,5 @@ RUN_TEST(test_default_line_names_the_sites);
 RUN_TEST(test_broken_promise_names_its_site);
 RUN_TEST(test_census);
 RUN_TEST(test_every_variant_records);
+RUN_TEST(test_deprecated_at_names);
 TEST_MAIN_END

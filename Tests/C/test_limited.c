@@ -1,5 +1,5 @@
 /*
- * test_limited.c: vow_when_limited, vow_join_limited (and their _on and _at
+ * test_limited.c: vow_when_limited, vow_join_limited (and their _on and _site
  * forms), vow_any, and vow_when's rule on the other inputs after the first
  * rejection.
  *
@@ -537,6 +537,51 @@ test_when_limited_many(void)
     host_finish(d, q);
 }
 
+/* A wait on the result from the dispatcher that must make the inputs could never end:
+ * vow_wait answers VOW_DEADLOCK at once (the header's Waiting rule). */
+typedef struct waiter {
+    producer *p;
+    vow_promise *all;
+    vow_state state;
+    int deadlock_error;
+} waiter;
+
+static void
+wait_inside_default(void *ctx, const vow_value *value, vow_result *out)
+{
+    (void)value;
+    (void)out;
+    waiter *w = ctx;
+    w->all = vow_when_limited(2, 1, producer_make, w->p, producer_destroy);
+    vow_error *e = NULL;
+    w->state = vow_wait(w->all, ts_wait_seconds(), NULL, &e);
+    w->deadlock_error = is_vow_error(e, VOW_ERROR_DEADLOCK);
+    vow_error_release(e);
+}
+
+static void
+test_limited_wait_on_own_dispatcher_is_a_deadlock(void)
+{
+    waiter w = {producer_new(2), NULL, VOW_STATE_INVALID, 0};
+    w.p->value = vow_value_int(9);
+    double start = now_seconds();
+    vow_promise *job = vow_dispatch(vow_dispatcher_default(), wait_inside_default, &w, NULL);
+    CHECK_EQ_INT(wait_promise(job, NULL, NULL), VOW_FULFILLED);
+    CHECK(now_seconds() - start < ts_wait_seconds() / 2);
+    CHECK_EQ_INT(w.state, VOW_DEADLOCK);
+    CHECK(w.deadlock_error);
+    /* Outside the dispatcher, the same wait ends: the inputs get made once the job returned. */
+    vow_value *list = NULL;
+    CHECK_EQ_INT(wait_promise(w.all, &list, NULL), VOW_FULFILLED);
+    CHECK_EQ_INT(vow_value_count(list), 2);
+    vow_value_release(list);
+    vow_promise_release(w.all);
+    vow_promise_release(job);
+    CHECK(wait_counter(&w.p->destroyed, 1, ts_wait_seconds()));
+    vow_value_release(w.p->value);
+    producer_free(w.p);
+}
+
 /* ======================================================================
  * vow_any
  * ====================================================================== */
@@ -663,22 +708,22 @@ test_when_other_inputs(void)
 }
 
 /* ======================================================================
- * The _at variants
+ * The _site twins
  * ====================================================================== */
 
 static void
-test_at_variants(void)
+test_site_twins(void)
 {
     producer *p = producer_new(2);
     p->value = vow_value_int(3);
-    vow_promise *a = vow_when_limited_at("limited.c", 7, 2, 1, producer_make, p, producer_destroy);
-    vow_promise *b = vow_join_limited_at("limited.c", 8, 2, 1, producer_make, p, producer_destroy);
-    vow_promise *c = vow_when_limited_on_at("limited.c", 9, vow_dispatcher_default(), 2, 1, producer_make, p,
-                                            producer_destroy);
-    vow_promise *d = vow_join_limited_on_at(NULL, 10, vow_dispatcher_default(), 2, 1, producer_make, p,
-                                            producer_destroy);
+    vow_promise *a = vow_when_limited_site("limited.c", 7, 2, 1, producer_make, p, producer_destroy);
+    vow_promise *b = vow_join_limited_site("limited.c", 8, 2, 1, producer_make, p, producer_destroy);
+    vow_promise *c = vow_when_limited_on_site("limited.c", 9, vow_dispatcher_default(), 2, 1, producer_make, p,
+                                              producer_destroy);
+    vow_promise *d = vow_join_limited_on_site(NULL, 10, vow_dispatcher_default(), 2, 1, producer_make, p,
+                                              producer_destroy);
     vow_promise *ps[1] = {vow_promise_fulfilled(p->value)};
-    vow_promise *e = vow_any_at("limited.c", 11, ps, 1);
+    vow_promise *e = vow_any_site("limited.c", 11, ps, 1);
     vow_promise_release(ps[0]);
     vow_promise *all[5] = {a, b, c, d, e};
     for (int i = 0; i < 5; i++) {
@@ -688,7 +733,7 @@ test_at_variants(void)
     for (int i = 0; i < 5; i++) vow_promise_release(all[i]);
     CHECK(wait_counter(&p->destroyed, 4, ts_wait_seconds()));
     CHECK_EQ_INT(atomic_load(&p->destroyed), 4);
-    CHECK_NULL(vow_when_limited_on_at("limited.c", 12, NULL, 2, 1, producer_make, p, producer_destroy));
+    CHECK_NULL(vow_when_limited_on_site("limited.c", 12, NULL, 2, 1, producer_make, p, producer_destroy));
     CHECK_EQ_INT(atomic_load(&p->destroyed), 5);
     vow_value_release(p->value);
     producer_free(p);
@@ -707,8 +752,9 @@ TEST_MAIN_BEGIN("test_limited")
     RUN_TEST(test_limited_edges);
     RUN_TEST(test_limited_dropped_pump);
     RUN_TEST(test_when_limited_many);
+    RUN_TEST(test_limited_wait_on_own_dispatcher_is_a_deadlock);
     RUN_TEST(test_any);
     RUN_TEST(test_when_other_inputs);
-    RUN_TEST(test_at_variants);
+    RUN_TEST(test_site_twins);
     vow_set_unhandled_error_handler(NULL, NULL, NULL);
 TEST_MAIN_END

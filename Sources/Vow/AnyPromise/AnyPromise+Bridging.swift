@@ -57,7 +57,10 @@ extension AnyPromise {
     /// Wraps a `vow_promise *` received from C. The handle is borrowed: this promise takes
     /// its own reference (the caller still releases the one it holds). Returns nil for
     /// NULL or for a pointer that is not a live `vow_promise` (a line on standard error
-    /// says which).
+    /// says which), and for a promise of another copy of the engine loaded in the process
+    /// (this code built with a copy of its own, say, next to the `libvow.so` that made the
+    /// promise): the line then names both files. Swift code that shares promises with C
+    /// links the same `libvow.so` as the C code (README, "One engine per process").
     public init?(unsafeHandle: OpaquePointer?) {
         guard let core = handle(unsafeHandle, as: Core.self, in: "AnyPromise(unsafeHandle:)") else { return nil }
         self.core = core

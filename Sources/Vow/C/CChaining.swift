@@ -4,9 +4,10 @@ import CVow
 // the engine's link primitive and returns it (+1). The C callback lives in the link
 // (`CLinkBody`, `CFinallyBody`): its `destroy` runs once, after the callback ran or as
 // soon as it is certain it never will. A call that fails runs `destroy` before returning.
-// Each entry point calls one internal implementation that takes the site to record in
-// debug mode: the plain function passes "C", its `_at` variant (CDebugSites.swift) the
-// caller's file and line.
+// Each chaining function is written once, as `func NAME(<its C parameters>, at site:)`
+// with the site to record in debug mode; its C entry points (NAME with the site "C", the
+// debug twin NAME_site with the caller's) are generated from the header's table
+// `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
 
 @c @implementation
 public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
@@ -42,17 +43,9 @@ public func vow_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
     slot.pointee.outcome = .returned(VowValue(.promise(source.takeUnretainedValue())))
 }
 
-@c @implementation
-public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
-                     _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cThen(p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_then` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cThen(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
-           _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-           at site: Site) -> OpaquePointer? {
+func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
+              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then") else {
         context.destroyNow()
@@ -63,19 +56,9 @@ func cThen(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_er
     }
 }
 
-@c @implementation
-public func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
-                        _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                        _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cThenOn(d, p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_then_on` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cThenOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
-             _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-             at site: Site) -> OpaquePointer? {
+func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
+                 _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     let link = withDispatcherHandle(d, in: "vow_then_on", else: nil) { dispatcher -> OpaquePointer? in
         guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then_on") else { return nil }
@@ -87,38 +70,37 @@ func cThenOn(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?
     return link
 }
 
-@c @implementation
-public func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatch(.plain, p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch", at: .cString(nil, 0))
-}
-
-@c @implementation
-public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
-                             _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatch(.plain, p, policy, on_error, ctx, destroy, in: "vow_catch_policy", at: .cString(nil, 0))
-}
-
-@c @implementation
-public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
-                         _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatch(.on(d), p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch_on", at: .cString(nil, 0))
-}
-
-@c @implementation
-public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
-                                _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cCatch(.on(d), p, policy, on_error, ctx, destroy, in: "vow_catch_policy_on", at: .cString(nil, 0))
-}
-
-/// The four `vow_catch` forms (and their `_at` variants, with the caller's site): `vow_catch`
-/// is `vow_catch_policy` with `VOW_CATCH_ALL_EXCEPT_CANCELLATION`, and each `_on` form names
-/// its dispatcher. `function` is the entry point the caller called (for diagnostics).
 @inline(__always)
-func cCatch(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
-            _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-            in function: StaticString, at site: Site) -> OpaquePointer? {
+func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+               _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cCatch(.plain, p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch", at: site)
+}
+
+@inline(__always)
+func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                      _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cCatch(.plain, p, policy, on_error, ctx, destroy, in: "vow_catch_policy", at: site)
+}
+
+@inline(__always)
+func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
+                  _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cCatch(.on(d), p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch_on", at: site)
+}
+
+@inline(__always)
+func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cCatch(.on(d), p, policy, on_error, ctx, destroy, in: "vow_catch_policy_on", at: site)
+}
+
+/// The four `vow_catch` forms: `vow_catch` is `vow_catch_policy` with
+/// `VOW_CATCH_ALL_EXCEPT_CANCELLATION`, and each `_on` form names its dispatcher.
+/// `function` is the entry point the caller called (for diagnostics).
+@inline(__always)
+private func cCatch(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                    _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                    in function: StaticString, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = d.dispatcher(in: function),
           let source = unmanagedHandle(p, .promise, as: Core.self, in: function), on_error != nil,
@@ -131,24 +113,23 @@ func cCatch(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ policy: vow_policy,
     }
 }
 
-@c @implementation
-public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                        _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cFinally(.plain, p, fn, ctx, destroy, in: "vow_finally", at: .cString(nil, 0))
-}
-
-@c @implementation
-public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
-                           _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                           _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cFinally(.on(d), p, fn, ctx, destroy, in: "vow_finally_on", at: .cString(nil, 0))
-}
-
-/// `vow_finally` and `vow_finally_on` (and their `_at` variants, with the caller's site).
 @inline(__always)
-func cFinally(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-              _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-              in function: StaticString, at site: Site) -> OpaquePointer? {
+func vow_finally(_ p: OpaquePointer?, _ fn: CDestroy?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                 at site: Site) -> OpaquePointer? {
+    cFinally(.plain, p, fn, ctx, destroy, in: "vow_finally", at: site)
+}
+
+@inline(__always)
+func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ fn: CDestroy?, _ ctx: UnsafeMutableRawPointer?,
+                    _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cFinally(.on(d), p, fn, ctx, destroy, in: "vow_finally_on", at: site)
+}
+
+/// `vow_finally` and `vow_finally_on`.
+@inline(__always)
+private func cFinally(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ fn: CDestroy?,
+                      _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                      in function: StaticString, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = d.dispatcher(in: function),
           let source = unmanagedHandle(p, .promise, as: Core.self, in: function), let fn else {

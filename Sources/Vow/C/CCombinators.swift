@@ -22,86 +22,63 @@ private func cores(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, in function: 
     return cores
 }
 
-@c @implementation
-public func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
-    cWhen(ps, n, at: .cString(nil, 0))
-}
+// Each function is written once, as `func NAME(<its C parameters>, at site:)` with the site
+// to record in debug mode; its C entry points NAME and NAME_site are generated from the
+// header's table `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
 
-/// `vow_when` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cWhen(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
-           at site: Site) -> OpaquePointer? {
+func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_when") else { return nil }
     return Core.all(inputs) { settled in
         StoredValue(VowValue(.list(settled.map(\.cValue))))
     }.made(at: site).retainedHandle
 }
 
-@c @implementation
-public func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
-    cJoin(ps, n, at: .cString(nil, 0))
-}
-
-/// `vow_join` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cJoin(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
-           at site: Site) -> OpaquePointer? {
+func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_join") else { return nil }
     return Core.allSettled(inputs) { settled in
-        StoredValue(VowValue(.list(settled.map { $0.isRejected ? VowValue(.error($0.cError)) : $0.cValue })))
+        StoredValue(VowValue(.list(settled.map(settledElement))))
     }.made(at: site).retainedHandle
 }
 
-@c @implementation
-public func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
-    cRace(ps, n, at: .cString(nil, 0))
+/// A `vow_join` result's element: the input's value (the same handle), or an ERROR value
+/// around the same error handle.
+private func settledElement(_ input: Core) -> VowValue {
+    input.isRejected ? VowValue(.error(input.cError)) : input.cValue
 }
 
-/// `vow_race` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cRace(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
-           at site: Site) -> OpaquePointer? {
+func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_race") else { return nil }
-    return Core.race(inputs, emptyError: VowError(.empty, "race over no promises")).made(at: site)
+    return Core.race(inputs, emptyError: VowError(.empty, "race over no promises"))
+        .made(at: site).retainedHandle
+}
+
+/// Swift's `any` over the same engine race, fulfilment only.
+@inline(__always)
+func vow_any(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
+    guard let inputs = cores(ps, n, in: "vow_any") else { return nil }
+    return Core.race(inputs, fulfilmentOnly: true, emptyError: VowError(.empty, "vow_any over no promises"))
+        .made(at: site).retainedHandle
+}
+
+@inline(__always)
+func vow_after(_ seconds: Double, at site: Site) -> OpaquePointer? {
+    Core.after(seconds: cSeconds(seconds, in: "vow_after"), value: VowValue.sharedNull)
+        .made(at: site).retainedHandle
+}
+
+@inline(__always)
+func vow_timeout(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
+    guard let core = handle(p, as: Core.self, in: "vow_timeout") else { return nil }
+    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout"), at: site)
         .retainedHandle
 }
 
-@c @implementation
-public func vow_after(_ seconds: Double) -> OpaquePointer? {
-    cAfter(seconds, at: .cString(nil, 0))
-}
-
-/// `vow_after` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cAfter(_ seconds: Double,
-            at site: Site) -> OpaquePointer? {
-    Core.after(seconds: cSeconds(seconds, in: "vow_after"), value: VowValue.sharedNull).made(at: site).retainedHandle
-}
-
-@c @implementation
-public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
-    cTimeout(p, seconds, at: .cString(nil, 0))
-}
-
-/// `vow_timeout` (and its `_at` variant, with the caller's site).
-@inline(__always)
-func cTimeout(_ p: OpaquePointer?, _ seconds: Double,
-              at site: Site) -> OpaquePointer? {
-    guard let core = handle(p, as: Core.self, in: "vow_timeout") else { return nil }
-    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout"), at: site).retainedHandle
-}
-
-@c @implementation
-public func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
-                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cDispatch(d, fn, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_dispatch` (and its `_at` variant, with the caller's site).
-@inline(__always)
-func cDispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
-               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-               at site: Site) -> OpaquePointer? {
+func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                  at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_dispatch"), let fn else {
         context.destroyNow()
@@ -114,62 +91,44 @@ func cDispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRaw
                                      at: site).retainedHandle
 }
 
-@c @implementation
-public func vow_any(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
-    cAny(ps, n, at: .cString(nil, 0))
-}
-
-/// `vow_any` (and its `_at` variant, with the caller's site): Swift's `any` over the same
-/// engine race, fulfilment only.
-@inline(__always)
-func cAny(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int,
-          at site: Site) -> OpaquePointer? {
-    guard let inputs = cores(ps, n, in: "vow_any") else { return nil }
-    return Core.race(inputs, fulfilmentOnly: true, emptyError: VowError(.empty, "vow_any over no promises"))
-        .made(at: site).retainedHandle
-}
-
 // Bounded concurrency: `vow_when_limited`, `vow_join_limited` and their `_on` forms, over the
 // engine's `Core.limited`. The C `make(ctx, i)` is called by the engine's pump on the
 // dispatcher; its `ctx` lives in a `CCallback` that the engine lets go (running `destroy`)
 // once no call to `make` can come any more.
 
-@c @implementation
-public func vow_when_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cLimited(.plain, n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited", at: .cString(nil, 0))
-}
-
-@c @implementation
-public func vow_when_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-                                _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited_on", at: .cString(nil, 0))
-}
-
-@c @implementation
-public func vow_join_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cLimited(.plain, n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited", at: .cString(nil, 0))
-}
-
-@c @implementation
-public func vow_join_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-                                _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited_on",
-             at: .cString(nil, 0))
-}
-
-/// The four bounded entry points (and their `_at` variants). `n` and `limit` arrive as
-/// `Int` (C's `size_t`): a count with the top bit set is misuse; a limit with the top bit
-/// set is simply more than any count. The result is a LIST in input order: each input's
-/// value (the same handle) for `vow_when_limited`, and an ERROR value around the same error
-/// handle for each rejection of `vow_join_limited`.
 @inline(__always)
-func cLimited(_ d: CDispatcherArgument, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, mode: Core.LimitedMode,
-              in function: StaticString, at site: Site) -> OpaquePointer? {
+func vow_when_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited", at: site)
+}
+
+@inline(__always)
+func vow_join_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited", at: site)
+}
+
+@inline(__always)
+func vow_when_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited_on", at: site)
+}
+
+@inline(__always)
+func vow_join_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited_on", at: site)
+}
+
+/// The four bounded entry points. `n` and `limit` arrive as `Int` (C's `size_t`): a count
+/// with the top bit set is misuse; a limit with the top bit set is simply more than any
+/// count. The result is a LIST in input order: each input's value (the same handle) for
+/// `vow_when_limited`, and an ERROR value around the same error handle for each rejection
+/// of `vow_join_limited`.
+@inline(__always)
+private func cLimited(_ d: CDispatcherArgument, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                      _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, mode: Core.LimitedMode,
+                      in function: StaticString, at site: Site) -> OpaquePointer? {
     guard let dispatcher = d.dispatcher(in: function), let make,
           validCount(n, stride: 1, base: nil, in: function), validLimit(limit, in: function) else {
         var context = CContext(ctx, destroy)
@@ -180,7 +139,7 @@ func cLimited(_ d: CDispatcherArgument, _ n: Int, _ limit: Int, _ make: vow_limi
     let element: @Sendable (Core) -> VowValue
     switch mode {
     case .all: element = { $0.cValue }
-    case .allSettled: element = { $0.isRejected ? VowValue(.error($0.cError)) : $0.cValue }
+    case .allSettled: element = settledElement
     }
     return Core.limited(count: n, limit: limit < 0 ? Int.max : limit, mode: mode, on: dispatcher,
                         make: { index in

@@ -37,8 +37,41 @@ func unmanagedHandle<T: AnyObject>(_ pointer: OpaquePointer?, _ tag: HandleTag, 
     }
     // The tag is what identifies the object: it is written only by the initialiser of the
     // class it names (and overwritten when the object is freed). A checked cast would add
-    // nothing here: a stray pointer that got this far would crash it as well.
+    // nothing here: a stray pointer that got this far would crash it as well. The one
+    // exception, another copy of the engine in the process writing the same tags, is
+    // checked only while there is one.
+    guard isThisEnginesObject(raw, tag, in: function) else { return nil }
     return Unmanaged<T>.fromOpaque(raw)
+}
+
+/// One engine per process (`vow_engine_copies.h`): whether the object at `object`, whose
+/// tag said `kind`, is an object of this copy of the engine. While the process holds one
+/// copy (always, in a correct build) this is one load of this copy's mark; once another
+/// copy is loaded, the object's class is checked too, and an object of the other copy is
+/// refused with a misuse line that names both files and the fix.
+@inline(__always)
+func isThisEnginesObject(_ object: UnsafeRawPointer, _ kind: HandleTag, in function: StaticString) -> Bool {
+    _fastPath(!vow_engine_other_copies()) || checkEngine(of: object, kind, in: function)
+}
+
+/// The class check behind `isThisEnginesObject` (two copies loaded): every handle's object
+/// is a `HandleObject` or a `Continuation` of the copy that made it, and the other copy's
+/// classes are other classes with the same names. The object is borrowed, not retained.
+@inline(never)
+func checkEngine(of object: UnsafeRawPointer, _ kind: HandleTag, in function: StaticString) -> Bool {
+    let ours = Unmanaged<AnyObject>.fromOpaque(object)._withUnsafeGuaranteedRef {
+        $0 is HandleObject || $0 is Continuation
+    }
+    if !ours {
+        // The object's first word is its class's metadata, inside the image of its copy.
+        let metadata = object.load(as: UnsafeRawPointer.self)
+        let theirs = String(cString: vow_engine_image_path(metadata))
+        let mine = String(cString: vow_engine_image_path(nil))
+        writeDiagnostic("vow: \(function): the \(kind.typeName) belongs to another copy of the Vow engine "
+            + "(in \(theirs)), not to this one (in \(mine)): the process loaded two; "
+            + "link the Swift code that shares promises with C against libvow.so, not with a copy of its own")
+    }
+    return ours
 }
 
 /// Runs `body` with the object behind a handle, borrowed for the call (the caller's

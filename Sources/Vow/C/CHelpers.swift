@@ -3,26 +3,28 @@ import CVow
 // Helpers (vow.h, "Helpers: lazy promises, delay, retry"): thin entry points over the
 // engine's lazy promises and delay, and over `RetryAttempt` (Swift's `retry`). The C
 // callbacks and their `ctx` live in a `CCallback`, whose `destroy` runs once, when the
-// last closure holding it is released. Each entry point and its `_at` variant (in
-// CDebugSites.swift) share one implementation that takes the site to record.
+// last closure holding it is released. Each function is written once, as
+// `func NAME(<its C parameters>, at site:)` with the site to record in debug mode; its C
+// entry points NAME and NAME_site are generated from the header's table
+// `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
 
-@c @implementation
-public func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cPromiseLazy(.plain, body, ctx, destroy, in: "vow_promise_lazy", at: .cString(nil, 0))
-}
-
-@c @implementation
-public func vow_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cPromiseLazy(.on(d), body, ctx, destroy, in: "vow_promise_lazy_on", at: .cString(nil, 0))
-}
-
-/// `vow_promise_lazy` and `vow_promise_lazy_on` (and their `_at` variants): the lazy
-/// promise whose producer calls `body(ctx, resolver)`; the resolver handed to C is
-/// borrowed for the call (a C program retains it to settle later).
 @inline(__always)
-func cPromiseLazy(_ d: CDispatcherArgument, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                      at site: Site) -> OpaquePointer? {
+    cPromiseLazy(.plain, body, ctx, destroy, in: "vow_promise_lazy", at: site)
+}
+
+@inline(__always)
+func vow_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                         _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cPromiseLazy(.on(d), body, ctx, destroy, in: "vow_promise_lazy_on", at: site)
+}
+
+/// `vow_promise_lazy` and `vow_promise_lazy_on`: the lazy promise whose producer calls
+/// `body(ctx, resolver)`; the resolver handed to C is borrowed for the call (a C program
+/// retains it to settle later).
+@inline(__always)
+private func cPromiseLazy(_ d: CDispatcherArgument, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
                   _ destroy: CDestroy?, in function: StaticString, at site: Site) -> OpaquePointer? {
     guard let dispatcher = d.dispatcher(in: function), let body else {
         var context = CContext(ctx, destroy)
@@ -38,29 +40,15 @@ func cPromiseLazy(_ d: CDispatcherArgument, _ body: vow_lazy_body?, _ ctx: Unsaf
     }.made(at: site).retainedHandle
 }
 
-@c @implementation
-public func vow_delay(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
-    cDelay(p, seconds, at: .cString(nil, 0))
-}
-
-/// `vow_delay` and its `_at` variant.
 @inline(__always)
-func cDelay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
+func vow_delay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_delay") else { return nil }
     return core.delayed(seconds: cSeconds(seconds, in: "vow_delay"), at: site).retainedHandle
 }
 
-@c @implementation
-public func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
-                      _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cRetry(times, delay_seconds, make, should_retry, ctx, destroy, at: .cString(nil, 0))
-}
-
-/// `vow_retry` and its `_at` variant.
 @inline(__always)
-func cRetry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
-            _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
+               _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     guard let make else {
         var context = CContext(ctx, destroy)
         context.destroyNow()

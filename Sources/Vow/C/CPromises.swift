@@ -3,15 +3,13 @@ import CVow
 // Promises and resolvers (vow.h, "Promises and resolvers").
 // A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolverRef` (see CResolver.swift).
 
-@c @implementation
-public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
-    cPromisePending(resolver_out, at: .cString(nil, 0))
-}
+// The functions that make a promise are written once, as `func NAME(<its C parameters>,
+// at site:)` with the site to record in debug mode; their C entry points NAME and
+// NAME_site are generated from the header's table `VOW_PROMISE_MAKERS` into
+// CPromiseMakers.swift.
 
-/// `vow_promise_pending` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
-                     at site: Site) -> OpaquePointer? {
+func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?, at site: Site) -> OpaquePointer? {
     guard let resolver_out else { return nil }
     // One allocation for both: the resolver lives inside its promise (`CResolver`).
     let core = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue)
@@ -20,28 +18,14 @@ func cPromisePending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
     return core.retainedHandle
 }
 
-@c @implementation
-public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
-    cPromiseFulfilled(value, at: .cString(nil, 0))
-}
-
-/// `vow_promise_fulfilled` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cPromiseFulfilled(_ value: OpaquePointer?,
-                       at site: Site) -> OpaquePointer? {
+func vow_promise_fulfilled(_ value: OpaquePointer?, at site: Site) -> OpaquePointer? {
     guard let value = handle(value, as: VowValue.self, in: "vow_promise_fulfilled") else { return nil }
     return Core(fulfilled: value).made(at: site).retainedHandle
 }
 
-@c @implementation
-public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
-    cPromiseRejected(error, at: .cString(nil, 0))
-}
-
-/// `vow_promise_rejected` (and its `_at` variant, with the caller's site).
 @inline(__always)
-func cPromiseRejected(_ error: OpaquePointer?,
-                      at site: Site) -> OpaquePointer? {
+func vow_promise_rejected(_ error: OpaquePointer?, at site: Site) -> OpaquePointer? {
     guard let error = handle(error, as: VowErrorBox.self, in: "vow_promise_rejected") else { return nil }
     return Core(rejected: error).made(at: site).retainedHandle
 }
@@ -87,13 +71,13 @@ public func vow_promise_is_cancelled(_ p: OpaquePointer?) -> Bool {
 
 @c @implementation
 public func vow_resolver_resolve(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_resolve"),
-          let value = handle(x, as: VowValue.self, in: "vow_resolver_resolve") else { return VOW_EINVAL.rawValue }
-    return resolver.resolve(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
+    settle(through: r, with: x, in: "vow_resolver_resolve") { (resolver, value: VowValue) in resolver.resolve(value) }
 }
 
 @c @implementation
 public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
+    // The hot path, written out so that `fulfill` inlines (through `settle` it would be a
+    // closure call: 14 more instructions per call).
     withResolverHandle(r, in: "vow_resolver_fulfill", else: VOW_EINVAL.rawValue) { resolver in
         withHandle(x, .value, as: VowValue.self, in: "vow_resolver_fulfill", else: VOW_EINVAL.rawValue) { value in
             resolver.fulfill(value) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
@@ -103,37 +87,38 @@ public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> In
 
 @c @implementation
 public func vow_resolver_reject(_ r: OpaquePointer?, _ e: OpaquePointer?) -> Int32 {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_reject"),
-          let error = handle(e, as: VowErrorBox.self, in: "vow_resolver_reject") else { return VOW_EINVAL.rawValue }
-    return resolver.reject(error) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
+    settle(through: r, with: e, in: "vow_resolver_reject") { (resolver, error: VowErrorBox) in resolver.reject(error) }
+}
+
+/// `vow_resolver_resolve` and `vow_resolver_reject` (and, written out, `_fulfill`): `settle`
+/// with the resolver and the value or error, both borrowed for the call. `VOW_EINVAL` for a NULL or wrong handle (the
+/// resolver is checked first), `VOW_EALREADY` when the resolver was already used.
+@inline(__always)
+private func settle<Argument: TaggedHandle>(through r: OpaquePointer?, with x: OpaquePointer?,
+                                            in function: StaticString,
+                                            _ settle: (CResolverRef, Argument) -> Bool) -> Int32 {
+    withResolverHandle(r, in: function, else: VOW_EINVAL.rawValue) { resolver in
+        withHandle(x, Argument.handleKind, as: Argument.self, in: function, else: VOW_EINVAL.rawValue) { argument in
+            settle(resolver, argument) ? VOW_OK.rawValue : VOW_EALREADY.rawValue
+        }
+    }
 }
 
 @c @implementation
 public func vow_resolver_is_used(_ r: OpaquePointer?) -> Bool {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_is_used") else { return false }
-    return resolver.isUsed
+    withResolverHandle(r, in: "vow_resolver_is_used", else: false) { $0.isUsed }
 }
 
 /// Vow 0.1's name for `vow_resolver_is_used` (deprecated in the header).
 @c @implementation
 public func vow_resolver_is_settled(_ r: OpaquePointer?) -> Bool {
-    guard let resolver = resolverHandle(r, in: "vow_resolver_is_settled") else { return false }
-    return resolver.isUsed
+    withResolverHandle(r, in: "vow_resolver_is_settled", else: false) { $0.isUsed }
 }
 
 @c @implementation
 public func vow_resolver_on_cancel(_ r: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                    _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
-    let callback = CCallback(ctx: ctx, destroy: destroy, plain: fn)
-    guard let resolver = resolverHandle(r, in: "vow_resolver_on_cancel"), fn != nil else {
-        return VOW_EINVAL.rawValue
-    }
-    // The closure holds the callback: when the handler has run, or was dropped because the
-    // promise settled otherwise, its last reference goes and `destroy` runs.
-    resolver.core.onCancel {
-        callback.plain?(callback.ctx)
-    }
-    return VOW_OK.rawValue
+    addCancelHandler(r, on: nil, fn, ctx, destroy, in: "vow_resolver_on_cancel")
 }
 
 @c @implementation
@@ -141,15 +126,27 @@ public func vow_resolver_on_cancel_on(_ r: OpaquePointer?, _ d: OpaquePointer?,
                                       _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                       _ ctx: UnsafeMutableRawPointer?,
                                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
+    addCancelHandler(r, on: .on(d), fn, ctx, destroy, in: "vow_resolver_on_cancel_on")
+}
+
+/// `vow_resolver_on_cancel` (`d` nil: the handler runs where the cancellation happens) and
+/// `vow_resolver_on_cancel_on` (the dispatcher fixed now; the engine holds it with the
+/// handler until it was submitted or dropped). Checks the resolver, the dispatcher, then
+/// `fn`. The closure holds the callback: when the handler has run, or was dropped because
+/// the promise settled otherwise, its last reference goes and `destroy` runs (at once when
+/// the call fails).
+private func addCancelHandler(_ r: OpaquePointer?, on d: CDispatcherArgument?, _ fn: CDestroy?,
+                              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                              in function: StaticString) -> Int32 {
     let callback = CCallback(ctx: ctx, destroy: destroy, plain: fn)
-    guard let resolver = resolverHandle(r, in: "vow_resolver_on_cancel_on"),
-          let dispatcher = dispatcherHandle(d, in: "vow_resolver_on_cancel_on"), fn != nil else {
-        return VOW_EINVAL.rawValue
-    }
-    // As vow_resolver_on_cancel, with the dispatcher fixed now (the engine holds it with
-    // the handler until it was submitted or dropped).
-    resolver.core.onCancel(on: dispatcher) {
-        callback.plain?(callback.ctx)
+    guard let resolver = resolverHandle(r, in: function) else { return VOW_EINVAL.rawValue }
+    let dispatcher = d?.dispatcher(in: function)
+    guard d == nil || dispatcher != nil, fn != nil else { return VOW_EINVAL.rawValue }
+    let handler: @Sendable () -> Void = { callback.plain?(callback.ctx) }
+    if let dispatcher {
+        resolver.core.onCancel(on: dispatcher, handler)
+    } else {
+        resolver.core.onCancel(handler)
     }
     return VOW_OK.rawValue
 }

@@ -132,8 +132,11 @@ enum UnmanagedResolver {
         let raw = UnsafeRawPointer(pointer)
         let found = raw.load(fromByteOffset: handleTagOffset, as: UInt32.self)
         if found == HandleTag.primaryResolver.rawValue {
-            self = .inPromise(ResolvableCore.promise(fromResolverHandle: raw))
+            let core = ResolvableCore.promise(fromResolverHandle: raw)
+            guard isThisEnginesObject(UnsafeRawPointer(core.toOpaque()), .resolver, in: function) else { return nil }
+            self = .inPromise(core)
         } else if found == HandleTag.resolver.rawValue {
+            guard isThisEnginesObject(raw, .resolver, in: function) else { return nil }
             self = .object(Unmanaged.fromOpaque(raw))
         } else {
             reportWrongHandle(found: found, expected: .resolver, in: function)

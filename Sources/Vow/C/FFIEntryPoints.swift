@@ -8,24 +8,28 @@ import CVow
 // else, and a malformed one makes the call fail (NULL, `destroy` run) with one line on
 // standard error naming the function, the signature and the problem.
 
-@c @implementation
-public func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
-                          _ ctx: UnsafeMutableRawPointer?,
-                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cThenCall(.plain, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call", at: .cString(nil, 0))
+// Both `vow_then_call` functions are written once, as `func NAME(<its C parameters>,
+// at site:)` with the site to record in debug mode; their C entry points NAME and
+// NAME_site are generated from the header's table `VOW_PROMISE_MAKERS` into
+// CPromiseMakers.swift.
+
+@inline(__always)
+func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
+                   _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cThenCall(.plain, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call", at: site)
 }
 
-@c @implementation
-public func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
-                             _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    cThenCall(.on(d), p, signature, fn, CContext(ctx, destroy), in: "vow_then_call_on", at: .cString(nil, 0))
+@inline(__always)
+func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
+                      _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                      at site: Site) -> OpaquePointer? {
+    cThenCall(.on(d), p, signature, fn, CContext(ctx, destroy), in: "vow_then_call_on", at: site)
 }
 
-/// Both `vow_then_call` entry points (and their `_at` variants, with the caller's site):
-/// check the dispatcher, parse, check, register. Returns the derived promise (+1), or nil;
-/// on nil, `destroy` has run before the entry point returns.
-func cThenCall(_ d: CDispatcherArgument, _ p: OpaquePointer?,
+/// Both `vow_then_call` functions: check the dispatcher, parse, check, register. Returns
+/// the derived promise (+1), or nil; on nil, `destroy` has run before the entry point
+/// returns.
+private func cThenCall(_ d: CDispatcherArgument, _ p: OpaquePointer?,
                _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?, _ context: consuming CContext,
                in function: StaticString, at site: Site) -> OpaquePointer? {
     var context = context

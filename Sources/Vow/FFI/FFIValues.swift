@@ -17,14 +17,28 @@ enum FFIValues {
         return 1
     }
 
-    /// The type error for a spread of `found` values into `signature`, naming the first
-    /// position that does not match: the first missing argument or the first extra value.
-    static func countMismatch(found: Int, for signature: Signature) -> VowError {
-        let expected = signature.parameters.count
-        let position = min(found, expected) + 1
-        let problem = found < expected ? "missing" : "unexpected"
-        return VowError(.type, "argument \(position) \(problem): \(signature.text) takes "
-                        + "\(count(expected, "argument")), found \(count(found, "value"))")
+    /// Whether `found` values may be spread into `signature`'s parameters, the manifold
+    /// rule of PromiseKit for its object arguments, applied to the pointer codes (s, p, V):
+    /// a missing value for a pointer parameter is passed as NULL, and values beyond the
+    /// last parameter are ignored when every parameter is a pointer (or there are none).
+    /// Scalars (b, i, q, d, f) keep the strict count: nil when the spread is fine, else
+    /// the type error naming the first missing scalar or the first extra value.
+    static func countProblem(found: Int, for signature: Signature) -> VowError? {
+        let codes = signature.parameters
+        if found < codes.count {
+            guard let missing = codes[found...].firstIndex(where: { !$0.isPointer }) else { return nil }
+            return countMismatch(position: missing + 1, "missing", found: found, for: signature)
+        }
+        if found > codes.count, codes.contains(where: { !$0.isPointer }) {
+            return countMismatch(position: codes.count + 1, "unexpected", found: found, for: signature)
+        }
+        return nil
+    }
+
+    /// The type error for a spread of `found` values into `signature` at `position`.
+    private static func countMismatch(position: Int, _ problem: String, found: Int, for signature: Signature) -> VowError {
+        VowError(.type, "argument \(position) \(problem): \(signature.text) takes "
+                 + "\(count(signature.parameters.count, "argument")), found \(count(found, "value"))")
     }
 
     /// The type error for a value that does not fit parameter `index` (0-based).

@@ -37,20 +37,23 @@ struct ForeignCall: @unchecked Sendable {
 
     /// Spreads `value` into the parameters, calls the function with `context` last, and
     /// converts its return. Runs on the calling thread (the link's dispatcher), with no
-    /// lock held. A count or kind mismatch is a `VowError(.type)` naming the position, and
-    /// the function is not called. The arguments are converted straight into libffi's
-    /// argument slots (no intermediate array).
+    /// lock held. The count follows PromiseKit's manifolds for pointer parameters (see
+    /// `FFIValues.countProblem`): a missing pointer argument is NULL, extra values beside
+    /// pointer parameters are ignored. A count or kind mismatch is a `VowError(.type)`
+    /// naming the position, and the function is not called. The arguments are converted
+    /// straight into libffi's argument slots (no intermediate array).
     func call(with value: VowValue, context: UnsafeMutableRawPointer?) -> Result<VowValue, VowError> {
         let codes = signature.parameters
         let items = value.listElements
         let count = FFIValues.spreadCount(value, items: items, parameterCount: codes.count)
-        guard count == codes.count else {
-            return .failure(FFIValues.countMismatch(found: count, for: signature))
+        if count != codes.count, let problem = FFIValues.countProblem(found: count, for: signature) {
+            return .failure(problem)
         }
         // `value` (and through it `items`) owns the strings and values the arguments point
         // at: it is alive across the call.
         let returned = withExtendedLifetime(value) {
             interface.call(function, context: context) { index -> Result<FFIScalar, VowError> in
+                guard index < count else { return .success(.pointer(nil)) } // a missing pointer
                 let item = items?[index] ?? value
                 switch FFIValues.argument(item, for: codes[index]) {
                 case .success(let scalar): return .success(scalar)

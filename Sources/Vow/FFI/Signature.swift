@@ -32,6 +32,9 @@ enum FFICode: UInt8, Sendable, CaseIterable {
     /// The code's letter.
     var letter: Character { Character(Unicode.Scalar(rawValue)) }
 
+    /// A pointer code (s, p, V): a missing argument of it can be passed as NULL.
+    var isPointer: Bool { self == .string || self == .pointer || self == .value }
+
     /// The C type it stands for, for messages.
     var cTypeName: String {
         switch self {

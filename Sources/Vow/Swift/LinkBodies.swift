@@ -60,7 +60,8 @@ struct AdoptBody<T: Sendable, U: Sendable>: LinkBody {
 }
 
 /// `recover { Error -> Promise<T> }` and `recover { Error -> T }`: a fulfilment passes
-/// through; a rejection (cancellation included) goes to the body.
+/// through; a rejection goes to the body (cancellation included, unless the policy of
+/// `recover(policy:)` skips it: then it passes through).
 @usableFromInline
 struct RecoverBody<T: Sendable>: LinkBody {
     @usableFromInline enum Handler {
@@ -68,14 +69,22 @@ struct RecoverBody<T: Sendable>: LinkBody {
         case value(@Sendable (any Error) throws -> T)
     }
     @usableFromInline var handler: Handler?
+    @usableFromInline let policy: CatchPolicy
 
     @inlinable
-    init(_ handler: Handler) { self.handler = handler }
+    init(_ handler: Handler, policy: CatchPolicy = .allErrors) {
+        self.handler = handler
+        self.policy = policy
+    }
 
     @usableFromInline
     func run(from source: Core?, settling link: Core) {
         guard let source, let handler else { return }
         guard let error = source.error else {
+            link.settle(like: source)
+            return
+        }
+        if policy == .allErrorsExceptCancellation && isCancellation(error) {
             link.settle(like: source)
             return
         }

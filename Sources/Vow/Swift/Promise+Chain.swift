@@ -124,6 +124,11 @@ extension Promise {
 
     /// Handles a rejection by returning a promise to continue with. Receives every error,
     /// cancellation included. A fulfilment passes through.
+    ///
+    /// Disfavoured against the value-returning `recover` below: on a `Promise<Void>`, a
+    /// closure of several statements and no `return` matches both, and means this one
+    /// (a closure that returns a promise still picks this one).
+    @_disfavoredOverload
     public func recover(on dispatcher: any Dispatcher = .default,
                         file: StaticString = #fileID, line: UInt = #line,
                         _ body: @escaping @Sendable (any Error) throws -> Promise<T>) -> Promise<T> {

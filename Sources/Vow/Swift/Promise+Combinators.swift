@@ -13,7 +13,9 @@ public func when<T>(fulfilled promises: [Promise<T>],
     }.made(at: .source(file, line)))
 }
 
-/// Variadic `when(fulfilled:)`.
+/// Variadic `when(fulfilled:)`. Disfavoured against the tuple forms: two to five
+/// promises of one type give a tuple, as in PromiseKit (three were ambiguous).
+@_disfavoredOverload
 public func when<T>(fulfilled promises: Promise<T>...,
                     file: StaticString = #fileID, line: UInt = #line) -> Promise<[T]> {
     when(fulfilled: promises, file: file, line: line)
@@ -51,8 +53,10 @@ public func race<T>(_ promises: Promise<T>...,
 }
 
 /// Fulfils with the first value any promise fulfils with (then cancels the others, under
-/// the upstream rule); rejects with the last error if all reject; no promises rejects with
-/// `VowError.Code.empty`.
+/// the upstream rule). If all reject, rejects with the error of the one that rejected last
+/// (that same error: PromiseKit's `race(fulfilled:)` rejects with `PMKError.noWinner`
+/// instead); the other rejections count as handled. No promises rejects with
+/// `VowError.Code.empty`. C: `vow_any`, the same rule.
 public func any<T>(_ promises: [Promise<T>],
                    file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
     Promise(core: Core.race(promises.map(\.core), fulfilmentOnly: true,

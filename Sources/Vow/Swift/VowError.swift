@@ -1,3 +1,4 @@
+import CVow
 import Synchronization
 
 /// The library's own errors, and every error that comes from C.
@@ -9,7 +10,9 @@ public struct VowError: CancellableError, CustomStringConvertible, UnhandledDesc
     // @unchecked: every field is immutable; `payload` is a value the error carries (a C
     // payload is a `VowValue`, itself immutable and thread-safe).
 
-    /// The library's error codes (C: `VOW_ERROR_*`, same numbers).
+    /// The library's error codes: C's `enum vow_error_codes` (include/vow.h), the one table
+    /// of them; the constants here are read from it, and `ErrorCodeTableTests` checks that
+    /// this list and the engine's `EngineError.Code` name the same codes as the header.
     ///
     /// A struct with constants rather than an enum, so that `catch VowError.Code.timeout`
     /// and `case VowError.Code.timeout:` are expression patterns that match any error
@@ -19,25 +22,32 @@ public struct VowError: CancellableError, CustomStringConvertible, UnhandledDesc
 
         /// nil for numbers outside the library's codes.
         public init?(rawValue: Int64) {
-            guard (1...8).contains(rawValue) else { return nil }
+            guard Code.named.contains(where: { $0.code.rawValue == rawValue }) else { return nil }
             self.rawValue = rawValue
         }
 
-        private init(_ rawValue: Int64) { self.rawValue = rawValue }
+        private init(_ code: vow_error_codes) { self.rawValue = Int64(code.rawValue) }
 
-        public static let cancelled = Code(1)
-        public static let broken = Code(2)
-        public static let cycle = Code(3)
-        public static let timeout = Code(4)
-        public static let type = Code(5)
-        public static let signature = Code(6)
-        public static let empty = Code(7)
-        public static let deadlock = Code(8)
+        public static let cancelled = Code(VOW_ERROR_CANCELLED)
+        public static let broken = Code(VOW_ERROR_BROKEN)
+        public static let cycle = Code(VOW_ERROR_CYCLE)
+        public static let timeout = Code(VOW_ERROR_TIMEOUT)
+        public static let type = Code(VOW_ERROR_TYPE)
+        public static let signature = Code(VOW_ERROR_SIGNATURE)
+        public static let empty = Code(VOW_ERROR_EMPTY)
+        public static let deadlock = Code(VOW_ERROR_DEADLOCK)
 
-        public static let allCases: [Code] = [.cancelled, .broken, .cycle, .timeout, .type, .signature, .empty, .deadlock]
+        /// Every code with its name (the header's `VOW_ERROR_` name in lower case), in the
+        /// header's order.
+        private static let named: [(code: Code, name: String)] = [
+            (.cancelled, "cancelled"), (.broken, "broken"), (.cycle, "cycle"), (.timeout, "timeout"),
+            (.type, "type"), (.signature, "signature"), (.empty, "empty"), (.deadlock, "deadlock"),
+        ]
+
+        public static let allCases: [Code] = named.map(\.code)
 
         public var description: String {
-            ["cancelled", "broken", "cycle", "timeout", "type", "signature", "empty", "deadlock"][Int(rawValue) - 1]
+            Code.named.first { $0.code == self }.map(\.name) ?? "\(rawValue)"
         }
     }
 

@@ -1,0 +1,61 @@
+/*
+ * vow_engine_copies.h: one engine per process. Internal to Vow, not part of vow.h
+ * (it is in the CVow module for the Swift face; C programs never include it).
+ *
+ * Promises, values and resolvers are objects of one copy of the engine. A process can
+ * still end up with two copies: libvow.so for the C code, and a Swift library or program
+ * that linked a copy of its own (the SwiftPM product VowSwiftOnly, or the old Vow). Both
+ * write the same tags into their objects, so a handle check by tag alone would take the
+ * other copy's objects for its own and misread them.
+ *
+ * So every image that holds the engine carries one ELF note, `vow_engine_this_copy`
+ * below, in a writable section. When an image loads, its constructor
+ * (vow_engine_copies.c) walks the notes of every object loaded in the process
+ * (dl_iterate_phdr: shared libraries and the program alike, exported symbols or not).
+ * Finding another copy's note, it marks both notes, so that each copy knows, and writes
+ * one line to standard error that names both files and the fix. The handle checks of the
+ * C face and AnyPromise(unsafeHandle:) read their own copy's mark
+ * (vow_engine_other_copies(): one load) and only when it is set also check that the
+ * object behind a handle is an object of this copy, refusing the others with a misuse
+ * line.
+ */
+#ifndef VOW_ENGINE_COPIES_H
+#define VOW_ENGINE_COPIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The note: an ELF note header (name size, descriptor size, type), its name "Vow" and
+   its 8-byte descriptor. Laid out as the ELF gABI lays out a note, with 4-byte
+   alignment, so that dl_iterate_phdr finds it in the image's PT_NOTE segment. */
+struct vow_engine_note {
+    uint32_t name_size;     /* 4: "Vow" and its NUL */
+    uint32_t desc_size;     /* 8: layout and other_copies */
+    uint32_t type;          /* VOW_ENGINE_NOTE_TYPE */
+    char name[4];           /* "Vow" */
+    uint32_t layout;        /* VOW_ENGINE_NOTE_LAYOUT: what the descriptor holds */
+    uint32_t other_copies;  /* 0; 1 once another copy is known (any copy writes it) */
+};
+
+/* Copies of different releases find each other by these: keep the note's name, type and
+   layout 1 as they are (a new field gets a new layout number and a larger desc_size,
+   after these). */
+#define VOW_ENGINE_NOTE_TYPE 0x31776f76u   /* "vow1" */
+#define VOW_ENGINE_NOTE_LAYOUT 1u
+
+/* This copy's note (hidden: each image has its own, never interposed). */
+extern struct vow_engine_note vow_engine_this_copy __attribute__((visibility("hidden")));
+
+/* Whether another copy of the engine is loaded in this process: the one load the
+   handle checks pay. Relaxed: the mark is written by a constructor, before the other
+   copy can hand out any handle. */
+static inline bool vow_engine_other_copies(void) {
+    return __atomic_load_n(&vow_engine_this_copy.other_copies, __ATOMIC_RELAXED) != 0;
+}
+
+/* The file of the loaded image that holds `address` (a class's metadata, say), or,
+   for NULL, of this copy of the engine; "the program" for the main executable when its
+   path is unknown. Never NULL; the string lives as long as the image. For misuse lines. */
+const char *vow_engine_image_path(const void *address) __attribute__((visibility("hidden")));
+
+#endif /* VOW_ENGINE_COPIES_H */

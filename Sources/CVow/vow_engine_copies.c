@@ -1,0 +1,154 @@
+/* One engine per process: finds the other copies of the Vow engine loaded in this
+   process when this one loads (see vow_engine_copies.h for the why). */
+#define _GNU_SOURCE
+#include "vow_engine_copies.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* This copy's note. The section name starts with ".note", so the compiler gives it the
+   ELF type SHT_NOTE and the linker a PT_NOTE segment (gold, lld and GNU ld alike, shared
+   libraries and programs alike, --gc-sections or not: the constructor below uses it).
+   Not const: other copies write `other_copies`. */
+__attribute__((section(".note.vow.engine"), aligned(4), used, visibility("hidden")))
+struct vow_engine_note vow_engine_this_copy = {
+    .name_size = 4,
+    .desc_size = 8,
+    .type = VOW_ENGINE_NOTE_TYPE,
+    .name = "Vow",
+    .layout = VOW_ENGINE_NOTE_LAYOUT,
+    .other_copies = 0,
+};
+
+/* The main program's path, for messages (its dl_iterate_phdr name is ""); read once. */
+static char program_path_buffer[512];
+
+static void read_program_path(void) {
+    ssize_t n = readlink("/proc/self/exe", program_path_buffer, sizeof program_path_buffer - 1);
+    program_path_buffer[n > 0 ? n : 0] = '\0';
+}
+
+static const char *program_path(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_program_path);
+    return program_path_buffer[0] != '\0' ? program_path_buffer : "the program";
+}
+
+const char *vow_engine_image_path(const void *address) {
+    Dl_info info;
+    struct link_map *image = NULL;
+    if (address == NULL) address = &vow_engine_this_copy;
+    if (dladdr1(address, &info, (void **)&image, RTLD_DL_LINKMAP) == 0 || info.dli_fname == NULL) {
+        return program_path();
+    }
+    /* glibc names the main program after argv[0]; its full path says more. */
+    if (image == NULL || image->l_name == NULL || image->l_name[0] == '\0' || info.dli_fname[0] == '\0') {
+        return program_path();
+    }
+    return info.dli_fname;
+}
+
+/* Whether [address, address + size) lies in a writable PT_LOAD segment of `image` and
+   outside its PT_GNU_RELRO range (read-only once relocated): where another copy's
+   note can be written. */
+static bool writable(const struct dl_phdr_info *image, uintptr_t address, size_t size) {
+    bool in_writable_load = false;
+    for (size_t i = 0; i < image->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &image->dlpi_phdr[i];
+        uintptr_t start = image->dlpi_addr + segment->p_vaddr;
+        bool inside = address >= start && address + size <= start + segment->p_memsz;
+        bool overlaps = address < start + segment->p_memsz && address + size > start;
+        if (segment->p_type == PT_LOAD && (segment->p_flags & PF_W) && inside) in_writable_load = true;
+        if (segment->p_type == PT_GNU_RELRO && overlaps) return false;
+    }
+    return in_writable_load;
+}
+
+/* What the walk found. */
+struct copies {
+    const char *this_path;      /* the file of this copy */
+    const char *first_other;    /* the file of the first other copy */
+    int others;                 /* how many other copies */
+};
+
+static const char *image_name(const struct dl_phdr_info *image) {
+    return image->dlpi_name != NULL && image->dlpi_name[0] != '\0' ? image->dlpi_name : program_path();
+}
+
+/* dl_iterate_phdr's callback: looks for engine notes in one loaded image and marks the
+   other copies' notes. */
+static int visit(struct dl_phdr_info *image, size_t size, void *data) {
+    (void)size;
+    struct copies *found = data;
+    for (size_t i = 0; i < image->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &image->dlpi_phdr[i];
+        if (segment->p_type != PT_NOTE) continue;
+        uintptr_t align = segment->p_align == 8 ? 8 : 4;
+        uintptr_t at = image->dlpi_addr + segment->p_vaddr;
+        uintptr_t end = at + segment->p_memsz;
+        while (at + 12 <= end) {
+            const uint32_t *header = (const uint32_t *)at;
+            uintptr_t name = at + 12;
+            uintptr_t desc = name + ((header[0] + align - 1) & ~(align - 1));
+            uintptr_t next = desc + ((header[1] + align - 1) & ~(align - 1));
+            if (next > end || next <= at) break;
+            struct vow_engine_note *note = (struct vow_engine_note *)at;
+            if (note->type == VOW_ENGINE_NOTE_TYPE && note->name_size == 4 && note->desc_size == 8
+                && memcmp(note->name, "Vow", 4) == 0 && note->layout == VOW_ENGINE_NOTE_LAYOUT) {
+                if (note == &vow_engine_this_copy) {
+                    found->this_path = image_name(image);
+                } else {
+                    found->others += 1;
+                    if (found->first_other == NULL) found->first_other = image_name(image);
+                    if (writable(image, at, sizeof *note)) {
+                        __atomic_store_n(&note->other_copies, 1u, __ATOMIC_RELEASE);
+                    }
+                }
+            }
+            at = next;
+        }
+    }
+    return 0;
+}
+
+/* Runs when this image loads (program start, or dlopen). Every image of the process is
+   mapped by then, so at program start each copy sees all the others; a copy loaded
+   later with dlopen sees the earlier ones and marks them. The first copy to mark itself
+   writes the line, so the process gets one line whatever the order. */
+__attribute__((constructor))
+static void vow_engine_find_other_copies(void) {
+    struct copies found = { NULL, NULL, 0 };
+    dl_iterate_phdr(visit, &found);
+    if (found.others == 0) return;
+    if (__atomic_exchange_n(&vow_engine_this_copy.other_copies, 1u, __ATOMIC_ACQ_REL) != 0) return;
+    char line[2048];
+    const char *this_path = found.this_path != NULL ? found.this_path : vow_engine_image_path(NULL);
+    int n;
+    if (found.others == 1) {
+        n = snprintf(line, sizeof line,
+                     "vow: two copies of the Vow engine are loaded in this process, one in %s and one in %s: "
+                     "a promise of one is not a promise of the other, and each refuses the other's handles. ",
+                     this_path, found.first_other);
+    } else {
+        n = snprintf(line, sizeof line,
+                     "vow: %d copies of the Vow engine are loaded in this process (in %s, %s and others): "
+                     "a promise of one is not a promise of the others, and each refuses the others' handles. ",
+                     found.others + 1, this_path, found.first_other);
+    }
+    if (n < 0) return;
+    size_t used = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    n = snprintf(line + used, sizeof line - used, "%s\n",
+                 "Fix the build: Swift code that shares promises with C links the one libvow.so "
+                 "(SwiftPM: a system-library target on pkg-config vow-swift; swiftc: "
+                 "$(pkg-config --variable=swiftflags vow)), never a copy of its own "
+                 "(the SwiftPM products VowSwiftOnly and Vow are for programs without C code on Vow)");
+    if (n < 0) return;
+    used += (size_t)n < sizeof line - used ? (size_t)n : sizeof line - used - 1;
+    if (used > 0 && line[used - 1] != '\n') line[used - 1] = '\n';
+    ssize_t written = write(STDERR_FILENO, line, used);
+    (void)written;
+}
