@@ -47,3 +47,37 @@ if [ "${1:-}" = "--callgrind" ]; then
 else
     "$BIN" "$@"
 fi
+
+# ---- The C++ face (issue 26): C++ rows beside the C rows ------------------------------------
+# Benchmarks/cpp/bench_cpp.cpp runs create-then-resolve, chain-1k and deep-chain-1m through
+# include/vow.hpp and, in the same process, through vow.h (the loops of CVowBench), against
+# the libvow.so measured above: instructions per op under --callgrind (the C++ face's budget
+# is 1.15x the C face's), ns per op otherwise, with allocations per op. Skipped when --only
+# names none of those workloads. (--callgrind was shifted off the arguments above: it is
+# read from this process's command line.)
+cpp_mode=time cpp_scale=1 cpp_runs=7 cpp_only=""
+if tr '\0' '\n' </proc/$$/cmdline | grep -qx -- --callgrind; then cpp_mode=callgrind cpp_scale=0.1; fi
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --scale) cpp_scale=${2:-$cpp_scale}; shift ;;
+        --runs) cpp_runs=${2:-$cpp_runs}; shift ;;
+        --only) cpp_only=${2:-}; shift ;;
+    esac
+    shift
+done
+if [ -z "$cpp_only" ] || echo ",$cpp_only," | grep -qE ',(create-then-resolve|chain-1k|deep-chain-1m),'; then
+    cpp_lib=$(swift build -c release --show-bin-path)
+    cpp_dir=$(mktemp -d "${TMPDIR:-/tmp}/vow-cpp.XXXXXX")
+    cc -std=c11 -O2 -c ../Tests/Alloc/alloc_counter.c -o "$cpp_dir/alloc_counter.o"
+    g++ -std=c++17 -O2 -Wall -Wextra -Werror -I ../include -I ../Tests/Alloc cpp/bench_cpp.cpp \
+        "$cpp_dir/alloc_counter.o" -o "$cpp_dir/bench_cpp" -L "$cpp_lib" -lvow -Wl,-rpath,"$cpp_lib"
+    echo
+    if [ "$cpp_mode" = callgrind ]; then
+        valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$cpp_dir/cg.out" --dump-instr=no \
+            --dump-line=no --log-file="$cpp_dir/valgrind.log" "$cpp_dir/bench_cpp" --callgrind "$cpp_dir" \
+            --scale "$cpp_scale" || { cat "$cpp_dir/valgrind.log"; rm -rf "$cpp_dir"; exit 1; }
+    else
+        "$cpp_dir/bench_cpp" --runs "$cpp_runs" --scale "$cpp_scale" || { rm -rf "$cpp_dir"; exit 1; }
+    fi
+    rm -rf "$cpp_dir"
+fi

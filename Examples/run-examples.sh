@@ -295,6 +295,28 @@ example_c_event_loop() {
         -- "$OUT/c-event-loop"
 }
 
+# Examples/cpp: a C++ program (include/vow.hpp, C++20) and a Swift component share a chain:
+# values both ways, a C++ exception caught by its type after a Swift step, a Swift error as
+# vow::error, co_await, a std::stop_token that cancels a Swift producer. Plain and valgrind.
+example_cpp() {
+    build cpp-swift "$SWIFTC" -emit-library -module-name Prices "${SWIFT_FLAGS[@]}" \
+        "$ROOT/Examples/cpp/prices.swift" -o "$OUT/libprices.so" || return 1
+    build cpp "${CXX:-g++}" -std=c++20 -Wall -Wextra -Werror -I "$ROOT/include" -I "$ROOT/Examples/cpp" \
+        "$ROOT/Examples/cpp/main.cpp" -o "$OUT/cpp-example" -L "$OUT" -lprices -Wl,-rpath,"$OUT" "${C_LINK[@]}" \
+        || return 1
+    local expected=(
+        "[1] ACME + GLOBEX + INITECH cost 59.75 (priced in Swift, summed in C++)"
+        "[2] caught budget_exceeded after the Swift step: 59.75 is over the limit of 50.00"
+        "    the Swift audit step saw 1 error"
+        "[3] QuoteError: no quote for NOPE"
+        "[4] a coroutine awaited the Swift prices: 10 UMBRELLA + 4 ACME are worth 1040.00"
+        "[5] stopped waiting for the live quote: cancelled"
+        "    the Swift producer heard the cancellation: yes"
+        "cpp example: ok")
+    run cpp "${expected[@]}" -- "$OUT/cpp-example" || return 1
+    run_valgrind cpp-valgrind "${expected[@]}" -- "$OUT/cpp-example"
+}
+
 # --- demo mode -----------------------------------------------------------------------------
 
 if [ "$demo" -eq 1 ]; then
@@ -337,7 +359,7 @@ fi
 passed=0
 failed=0
 for example in example_readme example_c_calls_swift example_swift_wraps_c example_c_event_loop \
-        example_readme_loops example_libuv example_libuv_files example_glib_files; do
+        example_readme_loops example_libuv example_libuv_files example_glib_files example_cpp; do
     if "$example"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "examples: $passed passed, $failed failed"

@@ -65,6 +65,14 @@
 #   LIMITED_C_BUDGET=17.5        bytes per input, C. Measured: 16.41.
 #   LIMITED_SWIFT_BUDGET=25.5    bytes per input, Swift (an Int? is 16 bytes in an array).
 #                                Measured: 25.17.
+# Then the C++ face (Tests/Cpp/alloc_links.cpp, linked with alloc_counter.c: vow.hpp's
+# promise<int>::then over vow_then), allocations per link as for the chains above:
+#   CPP_WORD_BUDGET=1.00    a lambda kept in the link's context word (no captures, or one
+#                           pointer), and one returning a new small int (a shared box), on the
+#                           inline dispatcher: the link is the only allocation. Measured: 1.00.
+#   CPP_QUEUED_BUDGET=1.05  no captures, default dispatcher, head pending. Measured: 1.00.
+#   CPP_HEAP_BUDGET=2.00    captures that do not fit in the word (std::array<long, 4>): the
+#                           link and one block for the captures. Measured: 2.00.
 # Each budget may be overridden from the environment: SWIFT_BUDGET=1.99 (or
 # LOOP_C_BUDGET=0) shows the check failing (exit 1).
 set -euo pipefail
@@ -124,4 +132,13 @@ SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no} \
     "$OUT/pending_bytes" "$PENDING_COUNT" "$PENDING_SWIFT_BUDGET" "$PENDING_C_BUDGET" || status=1
 SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no} \
     "$OUT/limited_bytes" "$LIMITED_COUNT" "$LIMITED_LIMIT" "$LIMITED_C_BUDGET" "$LIMITED_SWIFT_BUDGET" || status=1
+# The C++ face (vow.hpp): see the CPP_ budgets above.
+CPP_WORD_BUDGET=${CPP_WORD_BUDGET:-1.00}
+CPP_QUEUED_BUDGET=${CPP_QUEUED_BUDGET:-1.05}
+CPP_HEAP_BUDGET=${CPP_HEAP_BUDGET:-2.00}
+cc -std=c11 -O2 -Wall -Wextra -Werror -c Tests/Alloc/alloc_counter.c -o "$OUT/alloc_counter.o"
+g++ -std=c++17 -O2 -Wall -Wextra -Werror -Iinclude -ITests/Alloc Tests/Cpp/alloc_links.cpp "$OUT/alloc_counter.o" \
+    -o "$OUT/alloc_links" -L "$BIN" -lvow -Wl,-rpath,"$BIN"
+SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no} \
+    "$OUT/alloc_links" "$CPP_WORD_BUDGET" "$CPP_QUEUED_BUDGET" "$CPP_HEAP_BUDGET" "$LINKS" || status=1
 exit $status

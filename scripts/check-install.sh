@@ -89,6 +89,20 @@ int main(void) {
 }
 C
 
+cat >"$work/app.cpp" <<'CPP'
+// A first C++ program: vow.hpp, installed beside vow.h, found by the same pkg-config vow.
+#include <cstdio>
+#include <vow.hpp>
+
+int main() {
+    auto [p, r] = vow::promise<int>::pending();
+    vow::promise<int> doubled = p.then([](int n) { return 2 * n; });
+    r.resolve(21);
+    std::printf("cpp-app: 21 doubled is %d\n", doubled.get());
+    return doubled.get() == 42 ? 0 : 1;
+}
+CPP
+
 cat >"$work/uv_app.c" <<'C'
 /* A first program on libuv: a job on the loop's dispatcher, then a clean close. */
 #include <stdio.h>
@@ -372,6 +386,15 @@ check_install() {
     grep -qF "app: libvow $header_version, 21 doubled is 42" "$work/out.txt" \
         && grep -qF "app: caught an error from C" "$work/out.txt" \
         || { cat "$work/out.txt"; fail "$label: unexpected output"; }
+    # The C++ face: include/vow.hpp beside vow.h, the same pkg-config flags.
+    [ -f "$prefix/include/vow.hpp" ] || fail "$label: $prefix/include/vow.hpp was not installed"
+    rm -f "$work/cpp_app"
+    # shellcheck disable=SC2046 # pkg-config's output is meant to be split into arguments
+    (cd "$work" && c++ -std=c++17 -Wall -Wextra -Werror app.cpp $(pkg-config --cflags --libs vow) -o cpp_app) \
+        || fail "$label: the C++ program did not build with pkg-config's flags"
+    env -u LD_LIBRARY_PATH "$work/cpp_app" >"$work/cpp.out" 2>&1 || { cat "$work/cpp.out"; fail "$label: the C++ program failed"; }
+    grep -qF "cpp-app: 21 doubled is 42" "$work/cpp.out" || { cat "$work/cpp.out"; fail "$label: unexpected output from the C++ program"; }
+    echo "  $label: vow.hpp: $(tail -1 "$work/cpp.out")"
     local swift_libs
     swift_libs=$(ldd "$work/app" | grep -c "libswift\|libdispatch" || true)
     echo "  $label: $(tail -1 "$work/out.txt" | sed 's/^app: //'); $(du -h "$prefix/lib/libvow.so" | cut -f1) libvow.so; $swift_libs Swift runtime libraries loaded from the toolchain"

@@ -66,6 +66,7 @@ VERSION="$(version_part MAJOR).$(version_part MINOR).$(version_part PATCH)"
 
 install -d "$PREFIX/include" "$PREFIX/lib/pkgconfig"
 install -m 644 include/vow.h "$PREFIX/include/vow.h"
+install -m 644 include/vow.hpp "$PREFIX/include/vow.hpp"   # the C++ face (header-only, over vow.h)
 install -m 755 "$BIN/libvow.so" "$PREFIX/lib/libvow.so"
 install -m 644 scripts/vow-valgrind.supp "$PREFIX/lib/vow-valgrind.supp"
 

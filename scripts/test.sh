@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
-stages=(build compile swift-tests tsan nio c-tests valgrind asan loops fuzz examples install allocations soak)
+stages=(build compile swift-tests tsan nio c-tests valgrind asan cpp loops fuzz examples install allocations soak)
 [ $# -gt 0 ] && stages=("$@")
 
 passed=0
@@ -211,6 +211,13 @@ stage_asan() {
     command -v clang >/dev/null 2>&1 || { echo "asan: clang not found (it ships with the Swift toolchain)"; return 1; }
     command -v ld.lld >/dev/null 2>&1 || { echo "asan: ld.lld not found (it ships with the Swift toolchain)"; return 1; }
     Tests/C/run-c-tests.sh --asan "$(release_bin)"
+}
+
+stage_cpp() {
+    # The C++ face (include/vow.hpp): Tests/Cpp, every program built with g++ and clang++,
+    # -std=c++17 and -std=c++20, and run plain, under valgrind and with ASan.
+    [ -x Tests/Cpp/run-cpp-tests.sh ] || { echo "Tests/Cpp/run-cpp-tests.sh missing"; return 1; }
+    Tests/Cpp/run-cpp-tests.sh "$(release_bin)"
 }
 
 stage_loops() {

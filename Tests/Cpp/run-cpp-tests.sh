@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# Builds and runs the C++ test programs (include/vow.hpp) against the shipped libvow.so.
+#
+# Usage: Tests/Cpp/run-cpp-tests.sh [--plain] [--valgrind] [--asan] [BIN_DIR]
+#
+#   BIN_DIR     the folder holding libvow.so and Modules/ (default: the release bin
+#               path, built if needed by scripts/lib/vow-swift.sh). The only Swift built
+#               here is the stage library of the C tests (Tests/C/swift-stage/Stage.swift,
+#               for test_cpp_swift), against that same libvow.so.
+#   --plain     runs each program as it is.
+#   --valgrind  runs each program under valgrind (memcheck, the flags of
+#               Tests/C/run-c-tests.sh: the standard leak check with the suppression file
+#               scripts/vow-valgrind.supp, plus Tests/Cpp/valgrind.supp), with
+#               VOW_TEST_SCALE=small (the 1,000,000-link chain becomes 10,000) and longer bounds.
+#   --asan      compiles with -fsanitize=address (clang++ links with lld, as the C tests do).
+#               With none of the three, all three run, one after the other.
+#
+# Every Tests/Cpp/test_*.cpp is compiled four times: g++ and clang++, -std=c++17 and
+# -std=c++20, always with -Wall -Wextra -Werror (test_no_exceptions.cpp also with
+# -fno-exceptions), into Tests/Cpp/out/ (git-ignored), and each build is run (120 s each;
+# valgrind 1200 s). Each must-not-compile/*.cpp must be refused by every build, with the
+# message its first line names (`// expect: ...`). First, header_strict.cpp (which instantiates every template of vow.hpp)
+# is compiled with both compilers and both standards, with strict warnings (-Wpedantic
+# -Wshadow -Wconversion -Wsign-conversion -Wold-style-cast): as it is, with -fno-exceptions,
+# and with -DVOW_DEBUG_SITES (vow.h's site macros).
+#
+# Environment: CPP_TESTS="test_cpp_values test_cpp_cancel" runs only those programs;
+# CPP_BUILDS="g++:c++20 clang++:c++17" only those builds.
+#
+# One line per program and build, then exactly: `cpp-tests (MODE): N passed, M failed`
+# per mode (N, M = program builds). Exit status non-zero if anything failed.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="$here/out"
+
+modes=()
+bin=""
+for arg in "$@"; do
+    case "$arg" in
+        --plain) modes+=(plain) ;;
+        --valgrind) modes+=(valgrind) ;;
+        --asan) modes+=(asan) ;;
+        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -*) echo "run-cpp-tests: unknown option $arg" >&2; exit 2 ;;
+        *) bin="$arg" ;;
+    esac
+done
+[ ${#modes[@]} -gt 0 ] || modes=(plain valgrind asan)
+
+if [[ -z "$bin" ]]; then
+    source "$root/scripts/lib/vow-swift.sh"
+    bin="$(vow_release_bin "$root")" || {
+        echo "run-cpp-tests: could not build the release library; pass BIN_DIR" >&2
+        exit 2
+    }
+fi
+bin="$(cd "$bin" 2>/dev/null && pwd)" || { echo "run-cpp-tests: $bin is not a folder" >&2; exit 2; }
+[[ -f "$bin/libvow.so" ]] || { echo "run-cpp-tests: $bin/libvow.so not found" >&2; exit 2; }
+for tool in g++ clang++; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "run-cpp-tests: $tool not found" >&2; exit 2; }
+done
+
+mkdir -p "$out"
+export SWIFT_BACKTRACE=enable=no
+status=0
+builds=(g++:c++17 g++:c++20 clang++:c++17 clang++:c++20)
+[[ -n "${CPP_BUILDS:-}" ]] && read -r -a builds <<<"$CPP_BUILDS"
+warn=(-Wall -Wextra -Werror)
+
+# --- the header, every template instantiated, strict warnings -------------------------------
+header_failed=0
+strict=(-Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wold-style-cast)
+for build in "${builds[@]}"; do
+    cxx=${build%%:*} std=${build#*:}
+    for extra in "" "-fno-exceptions" "-DVOW_DEBUG_SITES"; do
+        # shellcheck disable=SC2086 # extra holds zero or one flag
+        if ! "$cxx" -std="$std" "${warn[@]}" "${strict[@]}" $extra -fsyntax-only -I "$root/include" \
+                "$here/header_strict.cpp" >"$out/header.log" 2>&1; then
+            echo "FAIL vow.hpp, strict warnings: $cxx -std=$std $extra"
+            sed 's/^/    /' "$out/header.log" | head -20
+            header_failed=1
+        fi
+    done
+done
+if [[ "$header_failed" -eq 0 ]]; then
+    echo "ok   vow.hpp, strict warnings: ${builds[*]}; plain, -fno-exceptions, VOW_DEBUG_SITES"
+else
+    status=1
+fi
+
+# --- what must not compile: each must-not-compile/*.cpp fails, with the message its first line expects
+refused=0 accepted=0
+for src in "$here"/must-not-compile/*.cpp; do
+    expect="$(sed -n '1s|^// expect: ||p' "$src")"
+    for build in "${builds[@]}"; do
+        cxx=${build%%:*} std=${build#*:}
+        if "$cxx" -std="$std" "${warn[@]}" -fsyntax-only -I "$root/include" "$src" >"$out/refused.log" 2>&1; then
+            echo "FAIL $(basename "$src") compiles with $cxx -std=$std (it must not)"
+            accepted=$((accepted + 1))
+        elif [[ -z "$expect" ]] || ! grep -qF -- "$expect" "$out/refused.log"; then
+            echo "FAIL $(basename "$src") ($cxx -std=$std): the error does not say \"$expect\""
+            grep -E "error" "$out/refused.log" | head -5 | sed 's/^/    /'
+            accepted=$((accepted + 1))
+        else
+            refused=$((refused + 1))
+        fi
+    done
+done
+if [[ "$accepted" -eq 0 ]]; then
+    echo "ok   must not compile: $refused refusals with the expected message"
+else
+    status=1
+fi
+
+# --- the Swift stage library (the C tests' own, reused) -----------------------------------------
+source "$root/scripts/lib/vow-swift.sh"
+stage_ok=0
+stage_log="$out/libvowstage.log"
+if vow_swiftc_flags "$bin" "$root" 2>"$stage_log" \
+        && swiftc -emit-library -module-name VowStage "$root/Tests/C/swift-stage/Stage.swift" \
+            "${VOW_SWIFTC_FLAGS[@]}" -o "$out/libvowstage.so" >"$stage_log" 2>&1; then
+    stage_ok=1
+fi
+
+# --- build every program, then run it in each mode ------------------------------------------------
+# build_program SRC CXX STD MODE: compiles into $out/NAME-CXX-STD[-asan] and sets exe to its path.
+# A program built earlier in this run is reused (the valgrind mode runs the plain builds).
+declare -A built=()
+build_program() {
+    local src=$1 cxx=$2 std=$3 mode=$4 name
+    name="$(basename "$src" .cpp)"
+    local tag="${cxx%%+*}${std#c++}"
+    exe="$out/$name-$tag"
+    local flags=(-std="$std" "${warn[@]}" -g -O1 -I "$root/include" -I "$here")
+    local link=(-L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread)
+    [[ "$name" == test_no_exceptions ]] && flags+=(-fno-exceptions)
+    [[ "$name" == test_cpp_swift ]] && link=(-L "$out" -lvowstage "-Wl,-rpath,$out" "${link[@]}")
+    if [[ "$mode" == asan ]]; then
+        exe="$exe-asan"
+        flags+=(-fsanitize=address -fno-omit-frame-pointer)
+        link+=(-fsanitize=address)
+        [[ "$cxx" == clang++ ]] && link+=(-fuse-ld=lld)
+    fi
+    [[ -n "${built[$exe]:-}" ]] && return 0
+    rm -f "$exe"
+    "$cxx" "${flags[@]}" -o "$exe" "$src" "${link[@]}" >"$exe.build.log" 2>&1 || return 1
+    built[$exe]=1
+}
+
+run_mode() {
+    local mode=$1 passed=0 failed=0 timeout_s=120
+    local prefix=()
+    case "$mode" in
+        valgrind)
+            command -v valgrind >/dev/null 2>&1 || { echo "run-cpp-tests: valgrind not found" >&2; return 1; }
+            # As Tests/C/run-c-tests.sh: the standard leak check (every kind but "still
+            # reachable" is an error) with the suppression file make install ships (the Swift
+            # runtime's and Dispatch's one-time allocations only), plus Tests/Cpp/valgrind.supp
+            # for the threads the test programs start themselves.
+            # --child-silent-after-fork: test_no_exceptions forks a child that aborts on purpose.
+            prefix=(valgrind --error-exitcode=99 --leak-check=full
+                    "--suppressions=$root/scripts/vow-valgrind.supp" --fair-sched=yes -q
+                    --child-silent-after-fork=yes)
+            [[ -f "$here/valgrind.supp" ]] && prefix+=("--suppressions=$here/valgrind.supp")
+            timeout_s=1200
+            ;;
+        asan)
+            [[ -f "$root/Tests/C/lsan.supp" ]] && export LSAN_OPTIONS="suppressions=$root/Tests/C/lsan.supp"
+            ;;
+    esac
+    local start_all
+    start_all=$(date +%s.%N)
+    shopt -s nullglob
+    for src in "$here"/test_*.cpp; do
+        local name
+        name="$(basename "$src" .cpp)"
+        if [[ -n "${CPP_TESTS:-}" ]] && [[ " $CPP_TESTS " != *" $name "* ]]; then continue; fi
+        for build in "${builds[@]}"; do
+            local cxx=${build%%:*} std=${build#*:} label="$name ($build, $mode)"
+            if [[ "$name" == test_cpp_swift && "$stage_ok" -ne 1 ]]; then
+                echo "FAIL $label: the Swift stage library did not build ($stage_log)"
+                sed 's/^/    /' "$stage_log" | head -20
+                failed=$((failed + 1))
+                continue
+            fi
+            if ! build_program "$src" "$cxx" "$std" "$mode"; then
+                local tag="${cxx%%+*}${std#c++}"
+                local log="$out/$name-$tag$([[ "$mode" == asan ]] && echo -asan).build.log"
+                echo "FAIL $label: does not build ($log)"
+                grep -E "error|warning" "$log" | head -20 | sed 's/^/    /'
+                failed=$((failed + 1))
+                continue
+            fi
+            local log="$exe-$mode.log" t0 t1 rc
+            t0=$(date +%s.%N)
+            if [[ "$mode" == valgrind ]]; then
+                VOW_TEST_SCALE=small VOW_TEST_WAIT=120 VOW_TEST_WATCHDOG=1150 \
+                    timeout --kill-after=10 "$timeout_s" "${prefix[@]}" "$exe" >"$log" 2>&1
+            elif [[ "$mode" == asan ]]; then
+                ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" timeout --kill-after=10 "$timeout_s" "$exe" >"$log" 2>&1
+            else
+                timeout --kill-after=10 "$timeout_s" "$exe" >"$log" 2>&1
+            fi
+            rc=$?
+            t1=$(date +%s.%N)
+            local secs result checks fails
+            secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+            result="$(grep -o 'RESULT checks=[0-9]* failures=[0-9]*' "$log" | tail -1)"
+            checks="$(printf '%s' "$result" | sed -n 's/.*checks=\([0-9]*\).*/\1/p')"
+            fails="$(printf '%s' "$result" | sed -n 's/.*failures=\([0-9]*\).*/\1/p')"
+            if [[ "$rc" -eq 0 && -n "$result" && "$fails" == "0" ]]; then
+                echo "ok   $label: $checks checks, ${secs} s"
+                passed=$((passed + 1))
+            else
+                local why="exit $rc"
+                [[ "$rc" -eq 124 || "$rc" -eq 137 ]] && why="timed out after ${timeout_s} s"
+                [[ "$rc" -eq 99 ]] && why="valgrind found errors"
+                [[ "$rc" -gt 128 && "$rc" -ne 137 ]] && why="killed by signal $((rc - 128))"
+                echo "FAIL $label: $why${result:+; $fails of $checks checks failed}, ${secs} s; log: $log"
+                grep -E 'CHECK failed|FAIL |watchdog|==[0-9]+==|ERROR|terminate|Assertion|Segmentation' "$log" \
+                    | head -30 | sed 's/^/    /'
+                failed=$((failed + 1))
+            fi
+        done
+    done
+    local total_s
+    total_s=$(awk -v a="$start_all" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    echo "cpp-tests ($mode): $passed passed, $failed failed (${total_s} s)"
+    [[ "$failed" -eq 0 ]]
+}
+
+for mode in "${modes[@]}"; do
+    run_mode "$mode" || status=1
+done
+exit "$status"
