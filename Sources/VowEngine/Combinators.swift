@@ -61,9 +61,9 @@ extension Core {
         self.init()
         if let first = upstreams.first {
             if upstreams.count == 1 {
-                back = .one(first)
+                setFirstUpstream(first)
             } else {
-                let extras = back.extras()
+                let extras = self.extras()
                 extras.upstream = first
                 extras.moreUpstreams = Array(upstreams.dropFirst())
             }

@@ -32,9 +32,9 @@ extension Core {
         var removed: [Continuation] = []
         var found = false
         var live = false
-        if !handlers.isEmpty {
+        if !flags.contains(.settled), hasHandlers {
             var kept = HandlerList.none
-            for continuation in handlers.take().all {
+            for continuation in takeHandlers().all {
                 if continuation.dependentPromise === dependent {
                     found = true
                     if continuation.isCleanupLink {
@@ -47,7 +47,7 @@ extension Core {
                 kept.append(continuation)
                 if continuation.isLiveDependent { live = true }
             }
-            handlers = kept
+            putHandlers(kept)
         }
         unlock(flags)
         for continuation in removed { continuation.disposeUnrun() }
@@ -68,7 +68,7 @@ extension Core {
     @usableFromInline package final func onCancel(_ handler: @escaping @Sendable () -> Void) {
         var flags = lock()
         if !flags.contains(.settled) {
-            back.extras().cancelHandlers.append(ClosureJob(handler))
+            extras().cancelHandlers.append(ClosureJob(handler))
             unlock(flags)
             return
         }

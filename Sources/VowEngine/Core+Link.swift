@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The link: the one thing every chaining operator of every face does.
 ///
 /// `source.link(on: dispatcher, body)` makes the derived promise, which carries its own
@@ -39,54 +41,74 @@ extension LinkBody {
 /// Threads: made and attached by the caller of the operator; `schedule` runs on the thread
 /// that settles the source; `run` on the dispatcher. `body` is touched only by whoever
 /// claimed it (the `bodyTaken` flag, set under the lock): `run` or the disposal path.
-@usableFromInline package final class Link<Body: LinkBody>: Core, @unchecked Sendable {
+///
+/// Where it runs: a link on the library's own serial queue or inline (nearly every link)
+/// says so with a flag (`onLibraryQueue`, `onInline`) and holds no dispatcher, so it is a
+/// `Core` and its body, nothing more (56 bytes with a Swift closure, 72 with a C
+/// callback). A link on any other dispatcher is a `LinkOn`, which holds it.
+@usableFromInline package class Link<Body: LinkBody>: Core, @unchecked Sendable {
     // @unchecked: see `Core`; `body` is owned by whoever set `bodyTaken`.
 
-    /// Where the body runs: the dispatcher (the `.default` placeholder already resolved)
-    /// until the link is handed to it; from then on only its identity (for deadlock
-    /// detection). The link lets go of the dispatcher when it schedules
-    /// itself, because a dispatcher holding the queued link while the link holds the
-    /// dispatcher would keep both alive if the dispatcher were abandoned with work queued.
-    @exclusivity(unchecked) @usableFromInline var target: LinkTarget
-    @exclusivity(unchecked) @usableFromInline var body: Body
+    @exclusivity(unchecked) @usableFromInline final var body: Body
 
+    /// A link that runs where `placement` says: `.onLibraryQueue` or `.onInline`.
     @inlinable
-    package init(source: Core, on dispatcher: any Dispatcher, body: consuming Body) {
-        target = .waiting(dispatcher)
+    package init(source: Core, placement: Flags, body: consuming Body) {
         self.body = body
         super.init()
-        back = .one(source)
+        setFirstUpstream(source)
+        word.store(placement.rawValue, ordering: .relaxed)
+    }
+
+    /// A link whose dispatcher its subclass holds (`LinkOn`).
+    @inlinable
+    init(source: Core, body: consuming Body) {
+        self.body = body
+        super.init()
+        setFirstUpstream(source)
     }
 
     deinit {
         if !flags.contains(.bodyTaken) { body.dispose() }
     }
 
-    @usableFromInline package override func schedule() {
+    @usableFromInline package final override func schedule() {
         var flags = lock()
         if flags.contains(.adopting) {
             unlock(flags)
             InlineDispatcher.run(self)
             return
         }
-        // Moves the dispatcher out (no extra retain and release).
-        var taken = LinkTarget.scheduled(on: ObjectIdentifier(self))
-        swap(&taken, &target)
-        guard case .waiting(let dispatcher) = taken else {
-            target = taken
+        // Handed to its dispatcher once.
+        guard !flags.contains(.scheduled) else {
             unlock(flags)
             return
         }
-        target = .scheduled(on: ObjectIdentifier(dispatcher))
-        unlock(flags)
-        flags = []
-        submitContinuation(self, to: dispatcher)
+        flags.insert(.scheduled)
+        if flags.contains(.onLibraryQueue) {
+            unlock(flags)
+            Dispatchers.librarySerial.submit(self)
+        } else if flags.contains(.onInline) {
+            unlock(flags)
+            InlineDispatcher.run(self)
+        } else {
+            let dispatcher = takeDispatcher()
+            unlock(flags)
+            flags = []
+            submitContinuation(self, to: dispatcher)
+        }
     }
 
-    @usableFromInline package override func run() {
+    /// The dispatcher of a `LinkOn`, moved out as it is scheduled (the caller holds the
+    /// lock). A plain link has none: its flags name its dispatcher.
+    @usableFromInline func takeDispatcher() -> any Dispatcher {
+        preconditionFailure("Link: a link without a placement flag is a LinkOn")
+    }
+
+    @usableFromInline package final override func run() {
         var flags = lock()
         if flags.contains(.adopting) {
-            let source = flags.contains(.settled) ? nil : back.upstream
+            let source = flags.contains(.settled) ? nil : upstream
             unlock(flags)
             if let source { settle(like: source) }
             return
@@ -97,7 +119,7 @@ extension LinkBody {
         }
         flags.insert(.bodyTaken)
         let pending = !flags.contains(.settled)
-        let source = pending ? back.upstream : nil
+        let source = pending ? upstream : nil
         unlock(flags)
         if pending || Body.isCleanup {
             body.run(from: source, settling: self)
@@ -111,15 +133,15 @@ extension LinkBody {
     /// Through the per-thread inline queue: a dispatcher may drop work inside `dispatch`,
     /// and cancelling schedules the next link, which it drops again; queued, a long chain
     /// on such a dispatcher ends in a loop instead of a recursion.
-    @usableFromInline package override func dropped() {
+    @usableFromInline package final override func dropped() {
         cancelAsDropped()
     }
 
-    @usableFromInline package override var isCleanupLink: Bool { Body.isCleanup }
+    @usableFromInline package final override var isCleanupLink: Bool { Body.isCleanup }
 
     /// Disposes the body if nobody ran or disposed it yet (the link was cancelled and
     /// removed from its source, or dropped).
-    @usableFromInline package override func disposeUnrun() {
+    @usableFromInline package final override func disposeUnrun() {
         var flags = lock()
         guard !flags.contains(.bodyTaken) else {
             unlock(flags)
@@ -130,14 +152,51 @@ extension LinkBody {
         body.dispose()
     }
 
-    /// Where this link's body will run, for deadlock detection (nil once it adopts). The
-    /// caller holds the lock.
-    @usableFromInline package override var settlingTarget: LinkTarget? {
-        flags.contains(.adopting) ? nil : target
+    /// The serial dispatcher whose job will run this link's body, for deadlock detection
+    /// (nil once it adopts; nil inline, which never marks a thread). The caller holds the
+    /// lock.
+    @usableFromInline package override var settlingDispatcher: ObjectIdentifier? {
+        let flags = self.flags
+        guard !flags.contains(.adopting), flags.contains(.onLibraryQueue) else { return nil }
+        return ObjectIdentifier(Dispatchers.librarySerial)
     }
 }
 
-/// Where a link runs (see `Link.target`).
+/// A link on a dispatcher other than the library's queue and inline: a `Link` that holds
+/// its dispatcher (16 bytes more).
+@usableFromInline package final class LinkOn<Body: LinkBody>: Link<Body>, @unchecked Sendable {
+    // @unchecked: see `Core`; `target` is touched under the lock.
+
+    /// Where the body runs: the dispatcher (the `.default` placeholder already resolved)
+    /// until the link is handed to it; from then on only its identity (for deadlock
+    /// detection). The link lets go of the dispatcher when it schedules itself, because a
+    /// dispatcher holding the queued link while the link holds the dispatcher would keep
+    /// both alive if the dispatcher were abandoned with work queued.
+    @exclusivity(unchecked) @usableFromInline var target: LinkTarget
+
+    @inlinable
+    package init(source: Core, on dispatcher: any Dispatcher, body: consuming Body) {
+        target = .waiting(dispatcher)
+        super.init(source: source, body: body)
+    }
+
+    @usableFromInline override func takeDispatcher() -> any Dispatcher {
+        // Moves the dispatcher out (no extra retain and release).
+        var taken = LinkTarget.scheduled(on: ObjectIdentifier(self))
+        swap(&taken, &target)
+        guard case .waiting(let dispatcher) = taken else {
+            preconditionFailure("LinkOn: scheduled twice")
+        }
+        target = .scheduled(on: ObjectIdentifier(dispatcher))
+        return dispatcher
+    }
+
+    @usableFromInline package override var settlingDispatcher: ObjectIdentifier? {
+        flags.contains(.adopting) ? nil : target.dispatcherIdentity
+    }
+}
+
+/// Where a `LinkOn` runs (see `LinkOn.target`).
 @usableFromInline
 package enum LinkTarget {
     /// Not handed to its dispatcher yet.
@@ -177,7 +236,10 @@ extension Core {
     @inlinable @inline(__always)
     package final func link<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
                                             at site: Site = .unknown) -> Link<Body> {
-        let link = Link(source: self, on: Dispatchers.resolve(dispatcher), body: body)
+        let placement = Dispatchers.linkPlacement(for: dispatcher)
+        let link = placement.isEmpty
+            ? LinkOn(source: self, on: Dispatchers.resolve(dispatcher), body: body)
+            : Link(source: self, placement: placement, body: body)
         if DebugMode.isOn { link.recordSite(site, from: self) }
         attach(link)
         return link

@@ -1,29 +1,196 @@
-/// What a promise keeps in one word: nothing, the one object it usually holds, or a rarer
-/// object that holds more (`HandlerList`, `Back`).
+/// The two words a promise shares between its pending and its settled state.
 ///
-/// One word, always a plain object reference (never a tagged enum payload): leak checkers
-/// (valgrind, LeakSanitizer) must see every object a live promise holds.
-@usableFromInline
-package protocol OneWordSlot {
-    /// `storage` as it is: nil, the usual object, or the holder of more.
-    init(_ storage: AnyObject?)
-}
+/// A pending promise needs its handler list and what it waits on (its upstream, or the
+/// rarely used `Extras`); a settled one needs its value (`StoredValue`'s bits and type) and
+/// nothing else. So `Core` keeps two raw words that change meaning when it settles:
+///
+/// | word | pending | settled |
+/// |---|---|---|
+/// | `handlersOrBits` | the handler list: 0, a `Continuation` or a `HandlerArray` (retained) | the value's bits |
+/// | `backOrType` | what it waits on: 0, the upstream `Core` or an `Extras` (retained) | the value's type |
+///
+/// Each pending word is a plain object reference (retained by hand, never a tagged
+/// payload), so leak checkers (valgrind, LeakSanitizer) see every object a live promise
+/// holds. Everything here is called with the promise's lock held while it is pending;
+/// settling takes both words out (`takeHandlers`, `takeBackOnSettle`) before it stores the
+/// value in them, and nothing puts an object back once the promise is settled.
+extension Core {
+    // MARK: The handler list (pending)
 
-extension OneWordSlot {
-    /// The empty slot.
+    /// True if a continuation is registered.
+    @inlinable @inline(__always)
+    package final var hasHandlers: Bool { handlersOrBits != 0 }
+
+    /// Appends `continuation` (the list holds it).
+    @inlinable @inline(__always)
+    package final func appendHandler(_ continuation: Continuation) {
+        let current = handlersOrBits
+        guard current != 0 else {
+            handlersOrBits = retainedWord(continuation)
+            return
+        }
+        if isInstance(current, of: HandlerArray.self) {
+            Unmanaged<HandlerArray>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+                ._withUnsafeGuaranteedRef { $0.items.append(continuation) }
+        } else {
+            // The word's reference to the first continuation moves into the array.
+            let first = unsafeDowncast(unretainedObject(current).takeRetainedValue(), to: Continuation.self)
+            handlersOrBits = retainedWord(HandlerArray([first, continuation]))
+        }
+    }
+
+    /// Moves the list out, leaving it empty.
+    @inlinable @inline(__always)
+    package final func takeHandlers() -> HandlerList {
+        let current = handlersOrBits
+        guard current != 0 else { return .none }
+        handlersOrBits = 0
+        return HandlerList(unretainedObject(current).takeRetainedValue())
+    }
+
+    /// Puts `list` back into an empty slot (the slot takes over its reference).
+    @usableFromInline
+    package final func putHandlers(_ list: consuming HandlerList) {
+        handlersOrBits = list.storage.map(retainedWord) ?? 0
+    }
+
+    /// Removes every registration of `continuation`; true if there was one.
+    package final func removeHandler(_ continuation: Continuation) -> Bool {
+        var list = takeHandlers()
+        let found = list.remove(continuation)
+        putHandlers(list)
+        return found
+    }
+
+    /// True if the list is not empty and every registration is an adopter (see
+    /// `HandlerList.consistsOfAdopters`).
+    package final var handlersConsistOfAdopters: Bool {
+        let list = takeHandlers()
+        let answer = list.consistsOfAdopters
+        putHandlers(list)
+        return answer
+    }
+
+    // MARK: What it waits on (pending)
+
+    /// Sets the upstream of a new promise that waits on nothing yet.
+    @inlinable @inline(__always)
+    package final func setFirstUpstream(_ upstream: Core) {
+        backOrType = retainedWord(upstream)
+    }
+
+    /// The promise this one waits on (the source of its link, or the promise it adopted).
+    @inlinable @inline(__always)
+    package final var upstream: Core? {
+        let current = backOrType
+        guard current != 0 else { return nil }
+        if isInstance(current, of: Extras.self) {
+            return Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue().upstream
+        }
+        return Unmanaged<Core>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+    }
+
+    /// Sets the upstream, returning the previous one (to be released outside the lock).
+    @usableFromInline
+    package final func replaceUpstream(with upstream: Core?) -> Core? {
+        if let extras = existingExtras {
+            let previous = extras.upstream
+            extras.upstream = upstream
+            return previous
+        }
+        let current = backOrType
+        backOrType = upstream.map(retainedWord) ?? 0
+        guard current != 0 else { return nil }
+        return unsafeDowncast(unretainedObject(current).takeRetainedValue(), to: Core.self)
+    }
+
+    /// The extras, made if needed (pending promises only).
+    package final func extras() -> Extras {
+        if let extras = existingExtras { return extras }
+        let extras = Extras()
+        let current = backOrType
+        if current != 0 {
+            // The word's reference to the upstream moves into the extras.
+            extras.upstream = unsafeDowncast(unretainedObject(current).takeRetainedValue(), to: Core.self)
+        }
+        backOrType = retainedWord(extras)
+        return extras
+    }
+
+    /// The extras if there are any.
     @inlinable
-    package static var none: Self { Self(nil) }
+    package final var existingExtras: Extras? {
+        let current = backOrType
+        guard current != 0 else { return nil }
+        guard isInstance(current, of: Extras.self) else { return nil }
+        return Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+    }
+
+    /// On settling: takes out what the promise waited on (the upstreams and cancel
+    /// handlers, for the caller to release outside the lock or to carry a cancellation
+    /// on), leaving the word empty for the value's type.
+    @inlinable @inline(__always)
+    package final func takeBackOnSettle() -> Released {
+        let current = backOrType
+        guard current != 0 else { return Released() }
+        backOrType = 0
+        let object = unretainedObject(current).takeRetainedValue()
+        if let extras = Extras.exactly(object) { return extras.takeOnSettle() }
+        return Released(upstream: unsafeDowncast(object, to: Core.self))
+    }
+
+    /// Lets go of both words of a pending promise that is being freed: the handlers
+    /// without recursing down the chain, and (for a forwarded promise, the only one that
+    /// holds its upstream without being in its handler list) the upstream the same way.
+    @usableFromInline
+    final func releasePendingWords(forwarded: Bool) {
+        if hasHandlers { ThreadState.release(takeHandlers()) }
+        let current = backOrType
+        guard current != 0 else { return }
+        backOrType = 0
+        if forwarded {
+            // Moved into a list, never bound to a local that would drop it here (after the
+            // drain, by a recursion down the chain).
+            ThreadState.release(HandlerList(unretainedObject(current).takeRetainedValue()))
+        } else {
+            unretainedObject(current).release()
+        }
+    }
 }
 
-/// The continuations registered on a pending promise, in registration order. Most
-/// promises have one, which is stored directly; more go in a `HandlerArray`.
+/// A +1 reference to `object` as a word (see `Core.handlersOrBits`).
+@inlinable @inline(__always)
+func retainedWord(_ object: AnyObject) -> UInt {
+    UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())
+}
+
+/// True if the non-zero `word` refers to an object of exactly the class `type` (not a
+/// subclass): one load of the object's isa and a compare.
+@inlinable @inline(__always)
+func isInstance(_ word: UInt, of type: AnyClass) -> Bool {
+    UnsafeRawPointer(bitPattern: word)!.load(as: UnsafeRawPointer.self) == unsafeBitCast(type, to: UnsafeRawPointer.self)
+}
+
+/// The object a non-zero word refers to, not retained.
+@inlinable @inline(__always)
+func unretainedObject(_ word: UInt) -> Unmanaged<AnyObject> {
+    Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word)!)
+}
+
+/// A handler list moved out of a promise: nil, one `Continuation`, or a `HandlerArray`.
+/// Most promises have one handler, which is stored directly. Owned: it holds its
+/// continuations until it is dropped or scheduled.
 @usableFromInline
-package struct HandlerList: OneWordSlot {
+package struct HandlerList {
     /// nil, a `Continuation`, or a `HandlerArray`.
     @usableFromInline var storage: AnyObject?
 
     @inlinable
     package init(_ storage: AnyObject?) { self.storage = storage }
+
+    /// The empty list.
+    @inlinable
+    package static var none: HandlerList { HandlerList(nil) }
 
     @inlinable
     package var isEmpty: Bool { storage == nil }
@@ -54,14 +221,6 @@ package struct HandlerList: OneWordSlot {
         guard current === continuation else { return false }
         storage = nil
         return true
-    }
-
-    /// Moves the list out, leaving it empty.
-    @inlinable
-    package mutating func take() -> HandlerList {
-        let taken = self
-        storage = nil
-        return taken
     }
 
     /// Schedules every continuation, in order. Called outside every lock.
@@ -127,68 +286,8 @@ package final class HandlerArray {
     }
 }
 
-/// What a pending promise holds besides its handlers: the promise it waits on, or (rarely)
-/// an `Extras` object that holds it with the rest.
-@usableFromInline
-package struct Back: OneWordSlot {
-    /// nil, the upstream `Core`, or an `Extras`.
-    @usableFromInline var storage: AnyObject?
-
-    @inlinable
-    package init(_ storage: AnyObject?) { self.storage = storage }
-
-    /// Just an upstream.
-    @inlinable
-    package static func one(_ upstream: Core) -> Back { Back(upstream) }
-
-    /// The promise this one waits on (the source of its link, or the promise it adopted).
-    @inlinable
-    package var upstream: Core? {
-        guard let current = storage else { return nil }
-        if let extras = Extras.exactly(current) { return extras.upstream }
-        return unsafeDowncast(current, to: Core.self)
-    }
-
-    /// Sets the upstream, returning the previous one (to be released outside the lock).
-    @inlinable
-    package mutating func replaceUpstream(with upstream: Core?) -> Core? {
-        if let extras = existingExtras {
-            let previous = extras.upstream
-            extras.upstream = upstream
-            return previous
-        }
-        let previous = storage.map { unsafeDowncast($0, to: Core.self) }
-        storage = upstream
-        return previous
-    }
-
-    /// The extras, made if needed.
-    package mutating func extras() -> Extras {
-        if let extras = existingExtras { return extras }
-        let extras = Extras()
-        extras.upstream = storage.map { unsafeDowncast($0, to: Core.self) }
-        storage = extras
-        return extras
-    }
-
-    /// The extras if there are any.
-    @inlinable
-    package var existingExtras: Extras? {
-        storage.flatMap(Extras.exactly)
-    }
-
-    /// On settling: lets go of the upstreams and cancel handlers (the caller releases them
-    /// outside the lock, or carries a cancellation on); keeps the rest of the extras.
-    @inlinable
-    package mutating func takeOnSettle() -> Released {
-        guard let current = storage else { return Released() }
-        if let extras = Extras.exactly(current) { return extras.takeOnSettle() }
-        storage = nil
-        return Released(upstream: unsafeDowncast(current, to: Core.self))
-    }
-}
-
-/// Rarely used state of a promise, out of line so a plain promise stays small.
+/// Rarely used state of a pending promise, out of line so a plain promise stays small.
+/// It goes when the promise settles (see `Core.takeBackOnSettle`).
 @usableFromInline package final class Extras {
     /// The promise this one waits on.
     @usableFromInline package var upstream: Core?
@@ -199,11 +298,6 @@ package struct Back: OneWordSlot {
     /// The serial dispatcher whose job will settle this promise (thenable assimilation),
     /// for deadlock detection.
     @usableFromInline package var settler: ObjectIdentifier?
-    /// What a face keeps with this promise (the C face: the C forms of its value and
-    /// error, so every read hands out the same handle).
-    @usableFromInline package var faceCache: AnyObject?
-    /// Where the promise was made (debug mode).
-    @usableFromInline package var debug: DebugRecord?
     /// The starter of a lazy promise that has not started (see `Core+Lazy.swift`).
     package var lazyStart: LazyStart?
 
@@ -216,14 +310,11 @@ package struct Back: OneWordSlot {
         return unsafeDowncast(object, to: Extras.self)
     }
 
+    /// On settling: what the promise lets go of, with the extras themselves (released by
+    /// the caller outside the lock, with whatever else they still hold).
     @usableFromInline
     func takeOnSettle() -> Released {
-        let released = Released(upstream: upstream, moreUpstreams: moreUpstreams, cancelHandlers: cancelHandlers)
-        upstream = nil
-        moreUpstreams = []
-        cancelHandlers = []
-        settler = nil
-        return released
+        Released(upstream: upstream, moreUpstreams: moreUpstreams, cancelHandlers: cancelHandlers, extras: self)
     }
 }
 
@@ -233,12 +324,16 @@ package struct Back: OneWordSlot {
     @usableFromInline package var upstream: Core?
     @usableFromInline package var moreUpstreams: [Core] = []
     @usableFromInline package var cancelHandlers: [Continuation] = []
+    /// The promise's extras, if it had any (they hold the rest of its pending state).
+    @usableFromInline var extras: Extras?
 
     @inlinable
-    package init(upstream: Core? = nil, moreUpstreams: [Core] = [], cancelHandlers: [Continuation] = []) {
+    package init(upstream: Core? = nil, moreUpstreams: [Core] = [], cancelHandlers: [Continuation] = [],
+                 extras: Extras? = nil) {
         self.upstream = upstream
         self.moreUpstreams = moreUpstreams
         self.cancelHandlers = cancelHandlers
+        self.extras = extras
     }
 
     /// Every upstream.

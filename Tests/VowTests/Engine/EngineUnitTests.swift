@@ -2,6 +2,10 @@ import Testing
 @testable import Vow
 @testable import VowEngine
 
+/// glibc's `malloc_usable_size` (malloc.h is not part of the Glibc module).
+@_silgen_name("malloc_usable_size")
+private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer) -> Int
+
 /// Unit tests of the engine's building blocks, below the promise API: the state word's
 /// flags, the one-word value storage, the report line, and the layout the C face relies on.
 @Suite("Engine: building blocks")
@@ -14,6 +18,8 @@ struct EngineUnitTests {
         ("cancelled", .cancelled), ("hadHandlers", .hadHandlers), ("handled", .handled),
         ("resolverUsed", .resolverUsed), ("adopting", .adopting), ("bodyTaken", .bodyTaken),
         ("forwarded", .forwarded), ("debugged", .debugged), ("lazy", .lazy),
+        ("faceCached", .faceCached), ("scheduled", .scheduled), ("onLibraryQueue", .onLibraryQueue),
+        ("onInline", .onInline),
     ]
 
     @Test("flags are single bits, pairwise disjoint, and clear of the storage field")
@@ -143,6 +149,46 @@ struct EngineUnitTests {
         #expect(cut.utf8.count - "…".utf8.count == 1022)
         // An escape is never split either.
         #expect(ReportLine.escaped("ab\n", limit: 3) == "ab…")
+    }
+
+    // MARK: Sizes (the pending-memory budget of scripts/check-allocations.sh)
+
+    /// The bytes malloc set aside for `object` (its usable size: what the budget counts).
+    static func heapBytes(_ object: AnyObject) -> Int {
+        mallocUsableSize(Unmanaged.passUnretained(object).toOpaque())
+    }
+
+    @Test("a promise takes 40 bytes pending or settled, 56 with its resolver inside; a link with a closure 56 on the library's queue or inline, 72 on another dispatcher")
+    func objectSizes() throws {
+        let source = Core()
+        #expect(Self.heapBytes(source) == 40)
+        #expect(Self.heapBytes(Core(fulfilled: 1)) == 40)
+        #expect(Self.heapBytes(Core(fulfilled: "a string too long for one word")) == 40)
+        let withResolver = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue)
+        #expect(Self.heapBytes(withResolver) == 56)
+        ResolvableCore.releaseResolver(of: .passUnretained(withResolver))
+
+        let body = { ClosureBody { source, link in if let source { link.settle(like: source) } } }
+        let onDefault = source.link(on: .default, body())
+        let onLibraryQueue = source.link(on: Dispatchers.librarySerial, body())
+        let onInline = source.link(on: .inline, body())
+        let elsewhere = SerialDispatcher()
+        let onOther = source.link(on: elsewhere, body())
+        #expect(onDefault.flags.contains(.onLibraryQueue))
+        #expect(onLibraryQueue.flags.contains(.onLibraryQueue))
+        #expect(onInline.flags.contains(.onInline))
+        #expect(onOther.flags.isDisjoint(with: [.onLibraryQueue, .onInline]))
+        for link in [onDefault, onLibraryQueue, onInline] { #expect(Self.heapBytes(link) == 56) }
+        #expect(Self.heapBytes(onOther) == 72)
+
+        // Each still runs where it was placed.
+        source.fulfil(7)
+        for link in [onDefault, onLibraryQueue, onInline, onOther] {
+            #expect(link.waitUntilSettled(timeout: 10))
+            #expect(link.value(as: Int.self) == 7)
+        }
+        // Settled, the same object holds the value in the words the handlers used.
+        #expect(Self.heapBytes(onInline) == 56)
     }
 
     // MARK: The C face's result slot
