@@ -29,11 +29,26 @@ import Synchronization
     /// calls it once: right after `run`, or as soon as it is certain `run` never will
     /// (the link was cancelled before it ran, a dispatcher dropped it, it was freed).
     mutating func dispose()
+
+    /// The dispatcher of a link whose flags name none (`OnDispatcher`), moved out as the
+    /// link is scheduled (under its lock). Other bodies hold none and are never asked.
+    mutating func takeDispatcher() -> any Dispatcher
+
+    /// The identity of the dispatcher the body holds, for deadlock detection (nil: none).
+    var heldDispatcher: ObjectIdentifier? { get }
 }
 
 extension LinkBody {
     @inlinable
     package static var isCleanup: Bool { false }
+
+    @inlinable
+    package mutating func takeDispatcher() -> any Dispatcher {
+        preconditionFailure("Link: a link without a placement flag has an OnDispatcher body")
+    }
+
+    @inlinable
+    package var heldDispatcher: ObjectIdentifier? { nil }
 }
 
 /// A derived promise that carries its callback: see `LinkBody`.
@@ -45,13 +60,14 @@ extension LinkBody {
 /// Where it runs: a link on the library's own serial queue or inline (nearly every link)
 /// says so with a flag (`onLibraryQueue`, `onInline`) and holds no dispatcher, so it is a
 /// `Core` and its body, nothing more (56 bytes with a Swift closure, 72 with a C
-/// callback). A link on any other dispatcher is a `LinkOn`, which holds it.
-@usableFromInline package class Link<Body: LinkBody>: Core, @unchecked Sendable {
+/// callback). A link on any other dispatcher has an `OnDispatcher` body, which holds it.
+@usableFromInline package final class Link<Body: LinkBody>: Core, @unchecked Sendable {
     // @unchecked: see `Core`; `body` is owned by whoever set `bodyTaken`.
 
-    @exclusivity(unchecked) @usableFromInline final var body: Body
+    @exclusivity(unchecked) @usableFromInline var body: Body
 
-    /// A link that runs where `placement` says: `.onLibraryQueue` or `.onInline`.
+    /// A link that runs where `placement` says: `.onLibraryQueue`, `.onInline`, or
+    /// nowhere the flags can name (empty: `body` is an `OnDispatcher`).
     @inlinable
     package init(source: Core, placement: Flags, body: consuming Body) {
         self.body = body
@@ -60,19 +76,11 @@ extension LinkBody {
         word.store(placement.rawValue, ordering: .relaxed)
     }
 
-    /// A link whose dispatcher its subclass holds (`LinkOn`).
-    @inlinable
-    init(source: Core, body: consuming Body) {
-        self.body = body
-        super.init()
-        setFirstUpstream(source)
-    }
-
     deinit {
         if !flags.contains(.bodyTaken) { body.dispose() }
     }
 
-    @usableFromInline package final override func schedule() {
+    @usableFromInline package override func schedule() {
         var flags = lock()
         if flags.contains(.adopting) {
             unlock(flags)
@@ -92,20 +100,16 @@ extension LinkBody {
             unlock(flags)
             InlineDispatcher.run(self)
         } else {
-            let dispatcher = takeDispatcher()
+            // Only the dispatcher is touched here (a disposal may be letting go of the
+            // callback meanwhile).
+            let dispatcher = body.takeDispatcher()
             unlock(flags)
             flags = []
             submitContinuation(self, to: dispatcher)
         }
     }
 
-    /// The dispatcher of a `LinkOn`, moved out as it is scheduled (the caller holds the
-    /// lock). A plain link has none: its flags name its dispatcher.
-    @usableFromInline func takeDispatcher() -> any Dispatcher {
-        preconditionFailure("Link: a link without a placement flag is a LinkOn")
-    }
-
-    @usableFromInline package final override func run() {
+    @usableFromInline package override func run() {
         var flags = lock()
         if flags.contains(.adopting) {
             let source = flags.contains(.settled) ? nil : upstream
@@ -133,15 +137,15 @@ extension LinkBody {
     /// Through the per-thread inline queue: a dispatcher may drop work inside `dispatch`,
     /// and cancelling schedules the next link, which it drops again; queued, a long chain
     /// on such a dispatcher ends in a loop instead of a recursion.
-    @usableFromInline package final override func dropped() {
+    @usableFromInline package override func dropped() {
         cancelAsDropped()
     }
 
-    @usableFromInline package final override var isCleanupLink: Bool { Body.isCleanup }
+    @usableFromInline package override var isCleanupLink: Bool { Body.isCleanup }
 
     /// Disposes the body if nobody ran or disposed it yet (the link was cancelled and
     /// removed from its source, or dropped).
-    @usableFromInline package final override func disposeUnrun() {
+    @usableFromInline package override func disposeUnrun() {
         var flags = lock()
         guard !flags.contains(.bodyTaken) else {
             unlock(flags)
@@ -157,46 +161,58 @@ extension LinkBody {
     /// lock.
     @usableFromInline package override var settlingDispatcher: ObjectIdentifier? {
         let flags = self.flags
-        guard !flags.contains(.adopting), flags.contains(.onLibraryQueue) else { return nil }
-        return ObjectIdentifier(Dispatchers.librarySerial)
+        if flags.contains(.adopting) || flags.contains(.onInline) { return nil }
+        if flags.contains(.onLibraryQueue) { return ObjectIdentifier(Dispatchers.librarySerial) }
+        return body.heldDispatcher
     }
 }
 
-/// A link on a dispatcher other than the library's queue and inline: a `Link` that holds
-/// its dispatcher (16 bytes more).
-@usableFromInline package final class LinkOn<Body: LinkBody>: Link<Body>, @unchecked Sendable {
-    // @unchecked: see `Core`; `target` is touched under the lock.
-
+/// The body of a link on a dispatcher other than the library's queue and inline: `inner`
+/// and the dispatcher (16 bytes more).
+@usableFromInline package struct OnDispatcher<Inner: LinkBody>: LinkBody {
     /// Where the body runs: the dispatcher (the `.default` placeholder already resolved)
     /// until the link is handed to it; from then on only its identity (for deadlock
     /// detection). The link lets go of the dispatcher when it schedules itself, because a
     /// dispatcher holding the queued link while the link holds the dispatcher would keep
-    /// both alive if the dispatcher were abandoned with work queued.
-    @exclusivity(unchecked) @usableFromInline var target: LinkTarget
+    /// both alive if the dispatcher were abandoned with work queued. Touched under the
+    /// link's lock.
+    @usableFromInline var target: LinkTarget
+    @usableFromInline var inner: Inner
 
     @inlinable
-    package init(source: Core, on dispatcher: any Dispatcher, body: consuming Body) {
+    package init(_ dispatcher: any Dispatcher, _ inner: consuming Inner) {
         target = .waiting(dispatcher)
-        super.init(source: source, body: body)
+        self.inner = inner
     }
 
-    @usableFromInline override func takeDispatcher() -> any Dispatcher {
+    @inlinable
+    package static var isCleanup: Bool { Inner.isCleanup }
+
+    @inlinable
+    package mutating func run(from source: Core?, settling link: Core) {
+        inner.run(from: source, settling: link)
+    }
+
+    @inlinable
+    package mutating func dispose() { inner.dispose() }
+
+    @inlinable
+    package mutating func takeDispatcher() -> any Dispatcher {
         // Moves the dispatcher out (no extra retain and release).
-        var taken = LinkTarget.scheduled(on: ObjectIdentifier(self))
+        var taken = LinkTarget.scheduled(on: ObjectIdentifier(InlineDispatcher.self))
         swap(&taken, &target)
         guard case .waiting(let dispatcher) = taken else {
-            preconditionFailure("LinkOn: scheduled twice")
+            preconditionFailure("OnDispatcher: a link scheduled twice")
         }
         target = .scheduled(on: ObjectIdentifier(dispatcher))
         return dispatcher
     }
 
-    @usableFromInline package override var settlingDispatcher: ObjectIdentifier? {
-        flags.contains(.adopting) ? nil : target.dispatcherIdentity
-    }
+    @inlinable
+    package var heldDispatcher: ObjectIdentifier? { target.dispatcherIdentity }
 }
 
-/// Where a `LinkOn` runs (see `LinkOn.target`).
+/// Where a link on another dispatcher runs (see `OnDispatcher.target`).
 @usableFromInline
 package enum LinkTarget {
     /// Not handed to its dispatcher yet.
@@ -235,10 +251,10 @@ extension Core {
     /// branch).
     @inlinable @inline(__always)
     package final func link<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
-                                            at site: Site = .unknown) -> Link<Body> {
+                                            at site: Site = .unknown) -> Core {
         let placement = Dispatchers.linkPlacement(for: dispatcher)
-        let link = placement.isEmpty
-            ? LinkOn(source: self, on: Dispatchers.resolve(dispatcher), body: body)
+        let link: Core = placement.isEmpty
+            ? Link(source: self, placement: [], body: OnDispatcher(Dispatchers.resolve(dispatcher), body))
             : Link(source: self, placement: placement, body: body)
         if DebugMode.isOn { link.recordSite(site, from: self) }
         attach(link)

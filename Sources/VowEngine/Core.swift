@@ -247,19 +247,37 @@ import Synchronization
     @usableFromInline @discardableResult
     package final func settle(_ stored: consuming StoredValue, rejected: Bool,
                               viaResolver: Bool = false) -> Bool {
-        settle(stored, rejected: rejected, viaResolver: viaResolver, cancelled: false) != nil
+        guard let back = settleAndSchedule(stored, rejected: rejected, viaResolver: viaResolver, cancelled: false) else {
+            return false
+        }
+        Core.releaseBack(back)
+        return true
     }
 
-    /// The settle path; returns nil if already settled, else what the promise let go of.
+    /// The settle path for a cancellation; returns nil if already settled, else what the
+    /// promise let go of.
     @usableFromInline package final func settle(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
-                              cancelled: Bool) -> Released? {
+                                                cancelled: Bool) -> Released? {
+        guard let back = settleAndSchedule(stored, rejected: rejected, viaResolver: viaResolver, cancelled: cancelled) else {
+            return nil
+        }
+        return Core.released(fromBack: back)
+    }
+
+    /// The one settle path: stores `stored` in place of the two pending words under the
+    /// lock, then schedules the handlers it took out. Returns the word of what the promise
+    /// waited on (a +1 reference or 0), for the caller to let go of outside the lock, or
+    /// nil (destroying `stored`) if the promise was settled already.
+    @inline(__always)
+    final func settleAndSchedule(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
+                                 cancelled: Bool) -> UInt? {
         var flags = lock()
         guard !flags.contains(.settled), !(viaResolver && flags.contains(.resolverUsed)) else {
             unlock(flags)
             return nil
         }
-        let taken = takeHandlers()
-        let released = takeBackOnSettle()
+        let handlers = handlersOrBits
+        let back = backOrType
         let (newBits, type, storage) = stored.release()
         handlersOrBits = newBits
         backOrType = unsafeBitCast(type, to: UInt.self)
@@ -267,8 +285,8 @@ import Synchronization
         if rejected { flags.insert(.rejected) }
         if cancelled { flags.insert(.cancelled) }
         unlock(flags)
-        taken.scheduleAll()
-        return released
+        HandlerList(takingWord: handlers).scheduleAll()
+        return back
     }
 
     /// Fulfils the promise with `value` if it is pending.

@@ -12,8 +12,8 @@
 /// Each pending word is a plain object reference (retained by hand, never a tagged
 /// payload), so leak checkers (valgrind, LeakSanitizer) see every object a live promise
 /// holds. Everything here is called with the promise's lock held while it is pending;
-/// settling takes both words out (`takeHandlers`, `takeBackOnSettle`) before it stores the
-/// value in them, and nothing puts an object back once the promise is settled.
+/// settling (`Core.settleAndSchedule`) takes both words out before it stores the value in
+/// them, and nothing puts an object back once the promise is settled.
 extension Core {
     // MARK: The handler list (pending)
 
@@ -43,9 +43,8 @@ extension Core {
     @inlinable @inline(__always)
     package final func takeHandlers() -> HandlerList {
         let current = handlersOrBits
-        guard current != 0 else { return .none }
         handlersOrBits = 0
-        return HandlerList(unretainedObject(current).takeRetainedValue())
+        return HandlerList(takingWord: current)
     }
 
     /// Puts `list` back into an empty slot (the slot takes over its reference).
@@ -126,16 +125,22 @@ extension Core {
         return Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
     }
 
-    /// On settling: takes out what the promise waited on (the upstreams and cancel
-    /// handlers, for the caller to release outside the lock or to carry a cancellation
-    /// on), leaving the word empty for the value's type.
-    @inlinable @inline(__always)
-    package final func takeBackOnSettle() -> Released {
-        let current = backOrType
-        guard current != 0 else { return Released() }
-        backOrType = 0
-        let object = unretainedObject(current).takeRetainedValue()
-        if let extras = Extras.exactly(object) { return extras.takeOnSettle() }
+    /// After settling: lets go of the word of what the promise waited on (taken out under
+    /// the lock by `settleAndSchedule`): its upstream, or its extras and all they hold.
+    @inline(__always)
+    static func releaseBack(_ word: UInt) {
+        if word != 0 { unretainedObject(word).release() }
+    }
+
+    /// After settling by cancellation: what the promise waited on, as the upstreams to
+    /// carry the request to and the cancel handlers to run.
+    static func released(fromBack word: UInt) -> Released {
+        guard word != 0 else { return Released() }
+        let object = unretainedObject(word).takeRetainedValue()
+        if let extras = Extras.exactly(object) {
+            return Released(upstream: extras.upstream, moreUpstreams: extras.moreUpstreams,
+                            cancelHandlers: extras.cancelHandlers)
+        }
         return Released(upstream: unsafeDowncast(object, to: Core.self))
     }
 
@@ -187,6 +192,12 @@ package struct HandlerList {
 
     @inlinable
     package init(_ storage: AnyObject?) { self.storage = storage }
+
+    /// The list a pending promise's word held (a +1 reference or 0), taking it over.
+    @inlinable @inline(__always)
+    init(takingWord word: UInt) {
+        storage = word == 0 ? nil : unretainedObject(word).takeRetainedValue()
+    }
 
     /// The empty list.
     @inlinable
@@ -287,7 +298,7 @@ package final class HandlerArray {
 }
 
 /// Rarely used state of a pending promise, out of line so a plain promise stays small.
-/// It goes when the promise settles (see `Core.takeBackOnSettle`).
+/// It goes when the promise settles (see `Core.releaseBack`).
 @usableFromInline package final class Extras {
     /// The promise this one waits on.
     @usableFromInline package var upstream: Core?
@@ -309,13 +320,6 @@ package final class HandlerArray {
         guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(Extras.self) else { return nil }
         return unsafeDowncast(object, to: Extras.self)
     }
-
-    /// On settling: what the promise lets go of, with the extras themselves (released by
-    /// the caller outside the lock, with whatever else they still hold).
-    @usableFromInline
-    func takeOnSettle() -> Released {
-        Released(upstream: upstream, moreUpstreams: moreUpstreams, cancelHandlers: cancelHandlers, extras: self)
-    }
 }
 
 /// What a promise lets go of when it settles: released by the caller outside the lock, or,
@@ -324,16 +328,12 @@ package final class HandlerArray {
     @usableFromInline package var upstream: Core?
     @usableFromInline package var moreUpstreams: [Core] = []
     @usableFromInline package var cancelHandlers: [Continuation] = []
-    /// The promise's extras, if it had any (they hold the rest of its pending state).
-    @usableFromInline var extras: Extras?
 
     @inlinable
-    package init(upstream: Core? = nil, moreUpstreams: [Core] = [], cancelHandlers: [Continuation] = [],
-                 extras: Extras? = nil) {
+    package init(upstream: Core? = nil, moreUpstreams: [Core] = [], cancelHandlers: [Continuation] = []) {
         self.upstream = upstream
         self.moreUpstreams = moreUpstreams
         self.cancelHandlers = cancelHandlers
-        self.extras = extras
     }
 
     /// Every upstream.
