@@ -6,9 +6,12 @@
 /// Waits for every promise to fulfil: fulfils with their values in input order. The first
 /// rejection rejects the result with that same error (the other inputs keep running).
 /// No promises: fulfils with `[]`.
+/// (Inlinable: specialized for `T` where it is called, gathering the inputs and their
+/// values costs no generic lookups per input.)
+@inlinable
 public func when<T>(fulfilled promises: [Promise<T>],
                     file: StaticString = #fileID, line: UInt = #line) -> Promise<[T]> {
-    Promise(core: Core.all(promises.map(\.core)) { inputs in
+    Promise(core: Core.all(promises.map { $0.core }) { inputs in
         StoredValue(try inputs.map { try $0.typedValue(T.self) })
     }.made(at: .source(file, line)))
 }
@@ -20,9 +23,11 @@ public func when<T>(fulfilled promises: Promise<T>...,
 }
 
 /// Waits for every promise to settle; never rejects. Each rejection counts as handled.
+/// (Inlinable, as `when(fulfilled:)`.)
+@inlinable
 public func when<T>(resolved promises: [Promise<T>],
                     file: StaticString = #fileID, line: UInt = #line) -> Promise<[Result<T, any Error>]> {
-    Promise(core: Core.allSettled(promises.map(\.core)) { inputs in
+    Promise(core: Core.allSettled(promises.map { $0.core }) { inputs in
         StoredValue(inputs.map { input -> Result<T, any Error> in
             if let error = input.error { return .failure(unboxError(error)) }
             return Result { try input.typedValue(T.self) }
