@@ -132,7 +132,7 @@ extension Core {
         if countsAsHandler { flags.insert(.hadHandlers) }
         if flags.contains(.settled) {
             unlock(flags)
-            continuation.schedule()
+            scheduleSettled(continuation)
             return
         }
         appendHandler(continuation)

@@ -46,7 +46,7 @@ extension Core {
         flags.remove(.lazy)
         if flags.contains(.settled) {
             unlock(flags)
-            continuation.schedule()
+            scheduleSettled(continuation)
             return
         }
         appendHandler(continuation)

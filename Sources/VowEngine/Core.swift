@@ -213,7 +213,7 @@ import Synchronization
         if flags.contains(.lazy) { return attachStartingLazy(continuation, flags) }
         if flags.contains(.settled) {
             unlock(flags)
-            continuation.schedule()
+            scheduleSettled(continuation)
             return
         }
         if flags.contains(.forwarded) {
@@ -285,7 +285,7 @@ import Synchronization
         if rejected { flags.insert(.rejected) }
         if cancelled { flags.insert(.cancelled) }
         unlock(flags)
-        HandlerList(takingWord: handlers).scheduleAll()
+        HandlerList(takingWord: handlers).scheduleAll(after: self)
         return back
     }
 

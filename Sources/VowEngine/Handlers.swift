@@ -70,6 +70,18 @@ extension Core {
         return answer
     }
 
+    /// Schedules `continuation`, registered on this promise, which has settled: a
+    /// combinator's registration is told which of its inputs settled (`GatherState`,
+    /// registered on many), every other continuation is scheduled.
+    @inline(__always)
+    final func scheduleSettled(_ continuation: Continuation) {
+        if let gather = GatherState.exactly(continuation) {
+            gather.inputSettled(self)
+        } else {
+            continuation.schedule()
+        }
+    }
+
     // MARK: What it waits on (pending)
 
     /// Sets the upstream of a new promise that waits on nothing yet.
@@ -234,14 +246,15 @@ package struct HandlerList {
         return true
     }
 
-    /// Schedules every continuation, in order. Called outside every lock.
-    @inlinable
-    package consuming func scheduleAll() {
+    /// Schedules every continuation, in order, after `source` (the promise that held the
+    /// list) settled. Called outside every lock.
+    @inline(__always)
+    consuming func scheduleAll(after source: Core) {
         guard let current = storage else { return }
         if let array = HandlerArray.exactly(current) {
-            for continuation in array.items { continuation.schedule() }
+            for continuation in array.items { source.scheduleSettled(continuation) }
         } else {
-            unsafeDowncast(current, to: Continuation.self).schedule()
+            source.scheduleSettled(unsafeDowncast(current, to: Continuation.self))
         }
     }
 
@@ -302,8 +315,9 @@ package final class HandlerArray {
 @usableFromInline package final class Extras {
     /// The promise this one waits on.
     @usableFromInline package var upstream: Core?
-    /// More promises it waits on (combinators wait on many).
-    @usableFromInline package var moreUpstreams: [Core] = []
+    /// More promises it waits on (combinators wait on many: the rest of their inputs,
+    /// sharing the inputs' array).
+    @usableFromInline package var moreUpstreams: ArraySlice<Core> = []
     /// The producer's cancel handlers (registered through the resolver of each face).
     @usableFromInline package var cancelHandlers: [Continuation] = []
     /// The serial dispatcher whose job will settle this promise (thenable assimilation),
@@ -326,11 +340,11 @@ package final class HandlerArray {
 /// for a cancellation, the upstreams to carry it to and the cancel handlers to run.
 @usableFromInline package struct Released {
     @usableFromInline package var upstream: Core?
-    @usableFromInline package var moreUpstreams: [Core] = []
+    @usableFromInline package var moreUpstreams: ArraySlice<Core> = []
     @usableFromInline package var cancelHandlers: [Continuation] = []
 
     @inlinable
-    package init(upstream: Core? = nil, moreUpstreams: [Core] = [], cancelHandlers: [Continuation] = []) {
+    package init(upstream: Core? = nil, moreUpstreams: ArraySlice<Core> = [], cancelHandlers: [Continuation] = []) {
         self.upstream = upstream
         self.moreUpstreams = moreUpstreams
         self.cancelHandlers = cancelHandlers
@@ -338,7 +352,7 @@ package final class HandlerArray {
 
     /// Every upstream.
     @usableFromInline package var upstreams: [Core] {
-        guard let upstream else { return moreUpstreams }
+        guard let upstream else { return Array(moreUpstreams) }
         return [upstream] + moreUpstreams
     }
 }
