@@ -148,11 +148,40 @@ package func submitContinuation(_ continuation: Continuation, to dispatcher: any
         unsafeDowncast(dispatcher, to: SerialDispatcher.self).submit(continuation)
     } else if type == ObjectIdentifier(InlineDispatcher.self) {
         InlineDispatcher.run(continuation)
-    } else if let sink = dispatcher as? any ContinuationSink {
+    } else if let sink = SinkLookup.sink(dispatcher) {
         sink.submit(continuation)
     } else {
         let guarded = DropGuard(continuation)
         dispatcher.dispatch { guarded.run() }
+    }
+}
+
+/// Whether a dispatcher takes continuations directly (`ContinuationSink`), remembered for
+/// the last dispatcher type asked about: a program's loop dispatcher (a C host's, a
+/// swift-nio loop's) is asked once per job, and the runtime's conformance lookup costs
+/// some 350 instructions where the remembered answer costs a lock and a compare.
+enum SinkLookup {
+    /// The last dispatcher type asked about and its conformance (nil: not a sink).
+    private static let last = Locked<(type: ObjectIdentifier, sink: (any ContinuationSink.Type)?)?>(nil)
+
+    /// `dispatcher` as a `ContinuationSink`, or nil if it is not one.
+    static func sink(_ dispatcher: any Dispatcher) -> (any ContinuationSink)? {
+        let type = ObjectIdentifier(Swift.type(of: dispatcher))
+        let remembered = last.withLock { entry -> (any ContinuationSink.Type)?? in
+            guard let entry, entry.type == type else { return .none }
+            return .some(entry.sink)
+        }
+        if case .some(let sinkType) = remembered {
+            guard let sinkType else { return nil }
+            func view<Sink: ContinuationSink>(_: Sink.Type) -> any ContinuationSink {
+                unsafeDowncast(dispatcher, to: Sink.self)
+            }
+            return _openExistential(sinkType, do: view)
+        }
+        let sink = dispatcher as? any ContinuationSink
+        let sinkType = sink.map { Swift.type(of: $0) }
+        last.withLock { $0 = (type, sinkType) }
+        return sink
     }
 }
 

@@ -64,10 +64,14 @@ extension Core {
     /// True if the list is not empty and every registration is an adopter (see
     /// `HandlerList.consistsOfAdopters`).
     package final var handlersConsistOfAdopters: Bool {
-        let list = takeHandlers()
-        let answer = list.consistsOfAdopters
-        putHandlers(list)
-        return answer
+        let current = handlersOrBits
+        guard current != 0 else { return false }
+        if isInstance(current, of: HandlerArray.self) {
+            return Unmanaged<HandlerArray>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+                ._withUnsafeGuaranteedRef { $0.items.allSatisfy(HandlerList.isAdopter) }
+        }
+        return Unmanaged<Continuation>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+            ._withUnsafeGuaranteedRef(HandlerList.isAdopter)
     }
 
     /// Schedules `continuation`, registered on this promise, which has settled: a

@@ -72,7 +72,11 @@ public func any<T>(_ promises: Promise<T>...,
 
 // MARK: Tuples
 
+// (Inlinable, as `when(fulfilled:)`: specialized where called, the gathered tuple is made
+// without generic lookups.)
+
 /// Waits for two promises of different types.
+@inlinable
 public func when<A, B>(fulfilled a: Promise<A>, _ b: Promise<B>,
                        file: StaticString = #fileID, line: UInt = #line) -> Promise<(A, B)> {
     Promise(core: Core.all([a.core, b.core]) { v in
@@ -81,6 +85,7 @@ public func when<A, B>(fulfilled a: Promise<A>, _ b: Promise<B>,
 }
 
 /// Waits for three promises of different types.
+@inlinable
 public func when<A, B, C>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>,
                           file: StaticString = #fileID, line: UInt = #line) -> Promise<(A, B, C)> {
     Promise(core: Core.all([a.core, b.core, c.core]) { v in
@@ -89,6 +94,7 @@ public func when<A, B, C>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise
 }
 
 /// Waits for four promises of different types.
+@inlinable
 public func when<A, B, C, D>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>,
                              _ d: Promise<D>,
                              file: StaticString = #fileID, line: UInt = #line) -> Promise<(A, B, C, D)> {
@@ -99,6 +105,7 @@ public func when<A, B, C, D>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Prom
 }
 
 /// Waits for five promises of different types.
+@inlinable
 public func when<A, B, C, D, E>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>,
                                 _ d: Promise<D>, _ e: Promise<E>,
                                 file: StaticString = #fileID, line: UInt = #line) -> Promise<(A, B, C, D, E)> {
