@@ -185,6 +185,13 @@ extension LinkBody {
         self.inner = inner
     }
 
+    /// The body of a link handed to `dispatcher` as it is made (`Core.linkOnSettled`).
+    @inlinable
+    package init(scheduledOn dispatcher: any Dispatcher, _ inner: consuming Inner) {
+        target = .scheduled(on: ObjectIdentifier(dispatcher))
+        self.inner = inner
+    }
+
     @inlinable
     package static var isCleanup: Bool { Inner.isCleanup }
 
@@ -258,6 +265,39 @@ extension Core {
             : Link(source: self, placement: placement, body: body)
         if DebugMode.isOn { link.recordSite(site, from: self) }
         attach(link)
+        return link
+    }
+}
+
+extension Core {
+    /// The link primitive for a settled source that has nothing left to record (it
+    /// counts as handled already, as a shared settled promise does after its first
+    /// link): the link is handed to its dispatcher at once, as `attach` would, without
+    /// taking either lock (nobody else knows the new link yet). Otherwise the same as
+    /// `link(on:_:at:)`. For operators whose source is such a promise
+    /// (`Promise(on:work:)`, `vow_dispatch`): the one test is not paid by every link.
+    @inlinable
+    package final func linkOnSettled<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
+                                                     at site: Site = .unknown) -> Core {
+        let seen = flags
+        guard seen.contains(.settled), seen.contains(.hadHandlers), !seen.contains(.lazy) else {
+            return link(on: dispatcher, body, at: site)
+        }
+        let placement = Dispatchers.linkPlacement(for: dispatcher)
+        if placement.isEmpty {
+            let resolved = Dispatchers.resolve(dispatcher)
+            let link = Link(source: self, placement: .scheduled, body: OnDispatcher(scheduledOn: resolved, body))
+            if DebugMode.isOn { link.recordSite(site, from: self) }
+            submitContinuation(link, to: resolved)
+            return link
+        }
+        let link = Link(source: self, placement: placement.union(.scheduled), body: body)
+        if DebugMode.isOn { link.recordSite(site, from: self) }
+        if placement.contains(.onLibraryQueue) {
+            Dispatchers.librarySerial.submit(link)
+        } else {
+            InlineDispatcher.run(link)
+        }
         return link
     }
 }

@@ -110,6 +110,6 @@ func cDispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRaw
     // A link on a promise that is already fulfilled: scheduled on `d` at once, and, like
     // every link, cancelled (its destroy run) if `d` drops it or the promise is cancelled
     // first.
-    return VowValue.nullPromise.link(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context),
-                                     at: site).retainedHandle
+    return VowValue.nullPromise.linkOnSettled(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context),
+                                              at: site).retainedHandle
 }

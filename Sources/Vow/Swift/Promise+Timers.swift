@@ -16,7 +16,7 @@ extension Promise {
                 work: @escaping @Sendable () throws -> T) {
         // One link on a shared settled promise: it runs `work` on `dispatcher`, never if
         // cancelled first, and is cancelled if the dispatcher drops it.
-        self.init(core: Core.settledVoid.link(on: dispatcher, WorkBody(work), at: .source(file, line)))
+        self.init(core: Core.settledVoid.linkOnSettled(on: dispatcher, WorkBody(work), at: .source(file, line)))
     }
 
     /// Settles like this promise unless `seconds` pass first; then rejects with
