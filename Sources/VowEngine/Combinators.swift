@@ -30,10 +30,13 @@ extension Core {
     }
 
     /// The pending result of a combinator over `inputs` (not empty): one registration on
-    /// every input, which settles it as `mode` says.
+    /// every input, which settles it as `mode` says. The result waits on the inputs
+    /// through its registration (its back word holds the `GatherState`, which holds the
+    /// inputs: no `Extras` of its own; see `Handlers.swift`).
     private static func gathering(_ inputs: [Core], _ mode: GatherState.Mode) -> Core {
-        let result = Core(waitingOn: inputs)
+        let result = Core()
         let state = GatherState(result: result, inputs: inputs, mode: mode)
+        result.setGathering(state)
         for input in inputs { input.attach(state) }
         return result
     }
@@ -53,20 +56,6 @@ extension Core {
             settle(try gather(inputs), rejected: false)
         } catch {
             reject(error)
-        }
-    }
-
-    /// A pending promise waiting on every one of `upstreams` (for cancellation).
-    @usableFromInline package convenience init(waitingOn upstreams: [Core]) {
-        self.init()
-        if let first = upstreams.first {
-            if upstreams.count == 1 {
-                setFirstUpstream(first)
-            } else {
-                let extras = self.extras()
-                extras.upstream = first
-                extras.moreUpstreams = upstreams.dropFirst()
-            }
         }
     }
 }

@@ -7,7 +7,7 @@
 /// | word | pending | settled |
 /// |---|---|---|
 /// | `handlersOrBits` | the handler list: 0, a `Continuation` or a `HandlerArray` (retained) | the value's bits |
-/// | `backOrType` | what it waits on: 0, the upstream `Core` or an `Extras` (retained) | the value's type |
+/// | `backOrType` | what it waits on: 0, the upstream `Core`, an `Extras`, or (a combinator's result) its `GatherState`, which holds the inputs (retained) | the value's type |
 ///
 /// Each pending word is a plain object reference (retained by hand, never a tagged
 /// payload), so leak checkers (valgrind, LeakSanitizer) see every object a live promise
@@ -94,20 +94,33 @@ extension Core {
         backOrType = retainedWord(upstream)
     }
 
-    /// The promise this one waits on (the source of its link, or the promise it adopted).
-    @inlinable @inline(__always)
+    /// Makes a new combinator result wait on the inputs of `state`, its registration.
+    final func setGathering(_ state: GatherState) {
+        backOrType = retainedWord(state)
+    }
+
+    /// The promise this one waits on (the source of its link, or the promise it adopted;
+    /// a combinator's first input).
+    @inline(__always)
     package final var upstream: Core? {
         let current = backOrType
         guard current != 0 else { return nil }
         if isInstance(current, of: Extras.self) {
             return Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue().upstream
         }
+        if _slowPath(isInstance(current, of: GatherState.self)) { return gatheredInputs(current).first }
         return Unmanaged<Core>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+    }
+
+    /// The inputs of the `GatherState` a combinator result's back word holds.
+    final func gatheredInputs(_ word: UInt) -> [Core] {
+        Unmanaged<GatherState>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).takeUnretainedValue().inputs
     }
 
     /// Sets the upstream, returning the previous one (to be released outside the lock).
     @usableFromInline
     package final func replaceUpstream(with upstream: Core?) -> Core? {
+        if backOrType != 0, isInstance(backOrType, of: GatherState.self) { _ = extras() }
         if let extras = existingExtras {
             let previous = extras.upstream
             extras.upstream = upstream
@@ -125,8 +138,17 @@ extension Core {
         let extras = Extras()
         let current = backOrType
         if current != 0 {
-            // The word's reference to the upstream moves into the extras.
-            extras.upstream = unsafeDowncast(unretainedObject(current).takeRetainedValue(), to: Core.self)
+            if isInstance(current, of: GatherState.self) {
+                // A combinator's result: its inputs move into the extras (the registration
+                // stays on them).
+                let inputs = gatheredInputs(current)
+                extras.upstream = inputs.first
+                extras.moreUpstreams = inputs.dropFirst()
+                unretainedObject(current).release()
+            } else {
+                // The word's reference to the upstream moves into the extras.
+                extras.upstream = unsafeDowncast(unretainedObject(current).takeRetainedValue(), to: Core.self)
+            }
         }
         backOrType = retainedWord(extras)
         return extras
@@ -137,6 +159,7 @@ extension Core {
     package final var existingExtras: Extras? {
         let current = backOrType
         guard current != 0 else { return nil }
+        // (Not a combinator's `GatherState` either.)
         guard isInstance(current, of: Extras.self) else { return nil }
         return Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
     }
@@ -156,6 +179,9 @@ extension Core {
         if let extras = Extras.exactly(object) {
             return Released(upstream: extras.upstream, moreUpstreams: extras.moreUpstreams,
                             cancelHandlers: extras.cancelHandlers)
+        }
+        if let state = object as? GatherState {
+            return Released(upstream: state.inputs.first, moreUpstreams: state.inputs.dropFirst())
         }
         return Released(upstream: unsafeDowncast(object, to: Core.self))
     }

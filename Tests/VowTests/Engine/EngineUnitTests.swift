@@ -199,6 +199,38 @@ struct EngineUnitTests {
         }
     }
 
+    // MARK: A combinator's result
+
+    @Test("a combinator's result waits on its inputs through its registration; a cancel handler moves them into extras, and cancelling it still reaches every input")
+    func combinatorResultUpstreams() {
+        func upstream(of promise: Core) -> Core? {
+            let flags = promise.lock()
+            defer { promise.unlock(flags) }
+            return promise.upstream
+        }
+        let a = Core()
+        let b = Core()
+        let result = Core.all([a, b]) { _ in StoredValue(0) }
+        #expect(upstream(of: result) === a)
+        #expect(result.existingExtras == nil)
+        let handled = Counter()
+        result.onCancel { handled.increment() }
+        #expect(result.existingExtras != nil)
+        #expect(upstream(of: result) === a)
+        result.cancel()
+        #expect(a.wasCancelled)
+        #expect(b.wasCancelled)
+        #expect(eventually { handled.value == 1 })
+
+        // Without extras: cancelling the result of a race reaches both inputs too.
+        let c = Core()
+        let d = Core()
+        let raced = Core.race([c, d], emptyError: EngineError.cancelled)
+        raced.cancel()
+        #expect(c.wasCancelled)
+        #expect(d.wasCancelled)
+    }
+
     // MARK: Dispatchers that take continuations
 
     /// A dispatcher of a type of its own that takes continuations directly.
