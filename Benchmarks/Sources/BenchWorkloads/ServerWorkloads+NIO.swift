@@ -51,7 +51,11 @@ enum NIOServer {
                 }
             }
         }
-        return counter.wait()
+        let completed = counter.wait()
+        // Until the loop let go of everything the requests left on it (see
+        // `RequestCounter.wait(thenDrain:)`).
+        try? loop.submit {}.wait()
+        return completed
     }
 
     static func doxbee(_ db: NIODatabase, _ path: String) -> EventLoopFuture<Void> {
@@ -87,8 +91,8 @@ enum NIOServer {
         for _ in 0..<ServerWorkload.parallelQueries {
             queries.append(db.exec())   // FileVersion.insert({index: i}).execWithin(tx)
         }
-        return EventLoopFuture.andAllSucceed(queries, on: db.loop).flatMap {
-            tx.commit()
+        return EventLoopFuture.andAllSucceed(queries, on: db.loop).map {
+            _ = tx.commit()
         }.flatMapError { error in
             tx.rollback()
             return db.loop.makeFailedFuture(error)

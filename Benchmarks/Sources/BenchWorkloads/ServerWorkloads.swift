@@ -13,7 +13,8 @@ import Vow
 ///   Bluebird's fakes: a query made by a synchronous callback, then run), insert the file
 ///   version, update the file, commit; an error rolls the transaction back.
 /// - `parallel` (madeup-parallel): one upload runs 25 inserts at once in one transaction,
-///   then commits.
+///   then commits (and, as Bluebird's versions do, finishes without waiting for the
+///   commit).
 ///
 /// The fake asynchronous calls complete on a Vow dispatcher, each in a job of its own (as
 /// Bluebird's fakes complete on the next tick): in Swift the library's serial queue
@@ -136,6 +137,17 @@ final class RequestCounter: @unchecked Sendable {
         finished.wait()
         return total - failures.load(ordering: .relaxed)
     }
+
+    /// Waits for every request, then until `loop` let go of everything the requests left
+    /// on it (a job queued now runs after the batch the last request finished in was
+    /// freed), so that freeing what the requests made is counted too.
+    func wait(thenDrain loop: any Dispatcher) -> Int {
+        let completed = wait()
+        let drained = DispatchSemaphore(value: 0)
+        loop.dispatch { drained.signal() }
+        drained.wait()
+        return completed
+    }
 }
 
 /// A clock the requests read (Bluebird's `new Date()`): a counter, so runs are identical.
@@ -210,7 +222,7 @@ enum CallbackServer {
                 }
             }
         }
-        return counter.wait()
+        return counter.wait(thenDrain: database.loop)
     }
 
     static func doxbee(_ db: CallbackDatabase, _ path: String, _ done: @escaping @Sendable ((any Error)?) -> Void) {
@@ -285,7 +297,8 @@ final class ParallelCallbackState: @unchecked Sendable {
         }
         current += 1
         if current == total {
-            tx.commit(done)
+            tx.commit { _ in }
+            done(nil)
         }
     }
 }
@@ -347,7 +360,7 @@ enum VowServer {
                 }
             }
         }
-        return counter.wait()
+        return counter.wait(thenDrain: database.loop)
     }
 
     static func doxbee(_ db: PromiseDatabase, _ path: String, _ done: @escaping @Sendable ((any Error)?) -> Void) {
@@ -385,9 +398,8 @@ enum VowServer {
         for _ in 0..<ServerWorkload.parallelQueries {
             queries.append(db.exec())   // FileVersion.insert({index: i}).execWithin(tx)
         }
-        when(fulfilled: queries).then { _ in
-            tx.commit()
-        }.done {
+        when(fulfilled: queries).done { _ in
+            _ = tx.commit()
             done(nil)
         }.catch { error in
             tx.rollback()

@@ -162,18 +162,14 @@ static void cb_doxbee(struct server *s) {
 
 /* ---- parallel with callbacks ------------------------------------------------------ */
 
-static void cb_parallel_committed(struct cb_upload *u, int error, long result) {
-    (void)result;
-    cb_finish(u, error);
-}
-
 static void cb_parallel_inserted(struct cb_upload *u, int error, long result) {
     (void)result;
     if (error) u->failed = 1;
     if (--u->pending > 0) return;
     /* The last insert (every callback shares u, so it lives until then). */
     if (u->failed) return cb_backoff(u, 1);
-    cb_call(u, 0, cb_parallel_committed); /* tx.commit(); done() */
+    vow_promise_release(fake_call(returns_nothing, NULL)); /* tx.commit(); done() */
+    cb_finish(u, 0);
 }
 
 static void cb_parallel(struct server *s) {
@@ -296,6 +292,21 @@ static void p_failed(void *ctx, const vow_error *error, vow_result *out) {
     request_finished(ctx, 1);
 }
 
+/* parallel's last step: commits without waiting for it, and the request is done. */
+static void p_commit_and_finish(void *ctx, const vow_value *value, vow_result *out) {
+    (void)value;
+    (void)out;
+    vow_promise_release(fake_call(returns_nothing, NULL)); /* tx.commit() */
+    request_finished(ctx, 0);
+}
+
+static void p_rollback_and_fail(void *ctx, const vow_error *error, vow_result *out) {
+    (void)error;
+    (void)out;
+    vow_promise_release(fake_call(returns_nothing, NULL)); /* tx.rollback() */
+    request_finished(ctx, 1);
+}
+
 /* Chains `step` (and `on_error`) after *p, replacing *p. */
 static void chain(vow_promise **p, vow_on_value step, vow_on_error on_error, void *ctx, void (*destroy)(void *)) {
     vow_promise *next = vow_then_on(loop_dispatcher, *p, step, on_error, ctx, destroy);
@@ -331,8 +342,7 @@ static void p_parallel(struct server *s) {
     }
     vow_promise *p = vow_when(queries, PARALLEL_QUERIES);
     for (int i = 0; i < PARALLEL_QUERIES; i++) vow_promise_release(queries[i]);
-    chain(&p, p_commit, p_rollback, NULL, NULL);
-    chain(&p, p_done, p_failed, s, NULL);
+    chain(&p, p_commit_and_finish, p_rollback_and_fail, s, NULL); /* tx.commit(); done() */
     vow_promise_release(p);
 }
 
