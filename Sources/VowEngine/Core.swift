@@ -101,6 +101,7 @@ import Synchronization
             StoredValue.destroy(bits: bits, type: valueType, storage: flags.storage)
         } else {
             if flags.contains(.debugged) { _ = DebugRegistry.remove(self) }
+            if flags.contains(.faceCached) { FaceCaches.remove(self) }
             // Pending and unreachable (nothing will settle it): free what the handlers hold
             // without recursing down the chain; a forwarded promise's upstream too (see
             // `releasePendingWords`).
