@@ -158,31 +158,37 @@ struct EngineUnitTests {
     /// The bytes malloc sets aside for an object that `make` makes (its usable size: what
     /// the budget counts): the smallest of 64 made at once. (glibc may hand out a block a
     /// little larger than asked for when the rest of a free block would be too small to
-    /// keep, so one object alone can read larger; of 64, some come from an exact fit.)
+    /// keep, so one object alone can read larger; of 64, some come from an exact fit. The
+    /// sanitizers' allocators report the size asked for, which is at most glibc's figure:
+    /// hence the budgets below are upper bounds.)
     static func heapBytes(_ make: () -> AnyObject) -> Int {
         let objects = (0..<64).map { _ in make() }
         return objects.map { mallocUsableSize(Unmanaged.passUnretained($0).toOpaque()) }.min()!
     }
 
-    @Test("a promise takes 40 bytes pending or settled, 56 with its resolver inside; a link with a closure 56 on the library's queue or inline, 72 on another dispatcher")
+    @Test("a promise takes at most 40 bytes pending or settled, 56 with its resolver inside; a link with a closure 56 on the library's queue or inline, 72 on another dispatcher")
     func objectSizes() throws {
-        #expect(Self.heapBytes { Core() } == 40)
-        #expect(Self.heapBytes { Core(fulfilled: 1) } == 40)
-        #expect(Self.heapBytes { Core(fulfilled: "a string too long for one word") } == 40)
-        #expect(Self.heapBytes {
+        func within(_ budget: Int, _ make: () -> AnyObject) -> Bool {
+            let bytes = Self.heapBytes(make)
+            return bytes > 16 && bytes <= budget
+        }
+        #expect(within(40) { Core() })
+        #expect(within(40) { Core(fulfilled: 1) })
+        #expect(within(40) { Core(fulfilled: "a string too long for one word") })
+        #expect(within(56) {
             let withResolver = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue)
             ResolvableCore.releaseResolver(of: .passUnretained(withResolver))
             return withResolver
-        } == 56)
+        })
 
         let source = Core()
         let body = { ClosureBody { source, link in if let source { link.settle(like: source) } } }
         // (`.default` stands for the library's queue unless a test running in parallel
         // replaced the default: the allocations stage measures it.)
         let elsewhere = SerialDispatcher()
-        #expect(Self.heapBytes { source.link(on: Dispatchers.librarySerial, body()) } == 56)
-        #expect(Self.heapBytes { source.link(on: .inline, body()) } == 56)
-        #expect(Self.heapBytes { source.link(on: elsewhere, body()) } == 72)
+        #expect(within(56) { source.link(on: Dispatchers.librarySerial, body()) })
+        #expect(within(56) { source.link(on: .inline, body()) })
+        #expect(within(72) { source.link(on: elsewhere, body()) })
 
         let onLibraryQueue = source.link(on: Dispatchers.librarySerial, body())
         let onInline = source.link(on: .inline, body())
