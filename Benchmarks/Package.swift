@@ -35,16 +35,31 @@ let package = Package(
             dependencies: [.product(name: "vow", package: "Vow")],
             cSettings: [.headerSearchPath("vow"), .unsafeFlags(["-O2"])]
         ),
+        // libuv, for the C server benchmarks on the libuv bridge (Debian: libuv1-dev,
+        // installed by scripts/install-deps.sh).
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        // Bluebird's server benchmarks in C (doxbee, parallel; callbacks and Vow) on a libuv
+        // loop, with the libuv bridge compiled in (the `vow_uv.c` and `bridge_queue.h`
+        // symlinks to ../../../Bridges; vow.h and vow_uv.h through the `vow` symlink).
+        .target(
+            name: "CServerBench",
+            dependencies: ["CLibUV", .product(name: "vow", package: "Vow")],
+            cSettings: [.headerSearchPath("vow"), .unsafeFlags(["-O2"])]
+        ),
         // Counts malloc/calloc/realloc/posix_memalign/aligned_alloc calls of the whole
         // process (definitions in the executable interpose libc's). BenchSummary only:
         // the ordo-one runner brings its own interposer.
         .target(name: "CAllocCounter"),
+        // The bytes in use and their peak, process-wide (Tests/Alloc/alloc_bytes.c, through a
+        // symlink): ServerMemory only.
+        .target(name: "CAllocBytes"),
         // The workloads: Vow (Swift and C), swift-nio, the bare box, and Vow on a swift-nio
         // loop through VowNIO.
         .target(
             name: "BenchWorkloads",
             dependencies: [
                 "CVowBench",
+                "CServerBench",
                 .product(name: "vow", package: "Vow"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -56,6 +71,12 @@ let package = Package(
         .executableTarget(
             name: "BenchSummary",
             dependencies: ["BenchWorkloads", "CAllocCounter"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The peak memory per request of the server workloads (summary.sh runs it).
+        .executableTarget(
+            name: "ServerMemory",
+            dependencies: ["BenchWorkloads", "CAllocBytes"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The ordo-one/benchmark suite.

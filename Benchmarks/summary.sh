@@ -11,6 +11,9 @@
 # the runs of all implementations are interleaved. With --callgrind, BenchSummary runs
 # under valgrind's callgrind and each cell is instructions per op (default scale 0.1):
 # counts that do not depend on the machine's load, for comparing builds.
+# Then ServerMemory (never under valgrind: its figures are exact byte counts) prints the
+# peak heap bytes per request of the server workloads (doxbee, parallel), unless --only
+# names other workloads only.
 # VOW_PATH=/other/checkout measures another copy of the library.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -18,7 +21,7 @@ cd "$(dirname "$0")"
 # the library it depends on (..) since the plan was made; drop the plan so it is made anew.
 rm -f .build/release.yaml
 # A failed or warning build stops here (it must never measure a stale binary).
-if ! build_log=$(swift build -c release --product BenchSummary 2>&1); then
+if ! build_log=$(swift build -c release --product BenchSummary 2>&1 && swift build -c release --product ServerMemory 2>&1); then
     echo "$build_log" | grep -E "error" || echo "$build_log" | tail -20
     exit 1
 fi
@@ -31,6 +34,15 @@ echo "# $(swift --version 2>&1 | head -1)"
 echo
 BIN="$(swift build -c release --show-bin-path)/BenchSummary"
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+# The server workloads' memory table follows unless --only leaves both out.
+server_memory=1
+args=" $* "
+if [[ "$args" == *" --only "* ]]; then
+    only_list=$(echo "$args" | sed -E 's/.* --only ([^ ]*).*/\1/')
+    [[ ",$only_list," == *",doxbee,"* || ",$only_list," == *",parallel,"* ]] || server_memory=0
+fi
+scale_args=()
+[[ "$args" == *" --scale "* ]] && scale_args=(--scale "$(echo "$args" | sed -E 's/.* --scale ([^ ]*).*/\1/')")
 if [ "${1:-}" = "--callgrind" ]; then
     shift
     DIR=$(mktemp -d "${TMPDIR:-/tmp}/vow-callgrind.XXXXXX")
@@ -46,6 +58,9 @@ if [ "${1:-}" = "--callgrind" ]; then
         || { cat "$DIR/valgrind.log"; exit 1; }
 else
     "$BIN" "$@"
+fi
+if [ "$server_memory" = 1 ]; then
+    "$(dirname "$BIN")/ServerMemory" "${scale_args[@]}"
 fi
 
 # ---- The C++ face (issue 26): C++ rows beside the C rows ------------------------------------

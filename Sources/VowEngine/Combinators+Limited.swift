@@ -79,9 +79,9 @@ final class LimitedResult: Core, @unchecked Sendable {
         let flags = lock()
         if !flags.contains(.settled) {
             if let dispatcher {
-                back.extras().settler = dispatcher
+                extras().settler = dispatcher
             } else {
-                back.existingExtras?.settler = nil
+                existingExtras?.settler = nil
             }
         }
         unlock(flags)

@@ -29,12 +29,15 @@ extension Core {
         return gathering(inputs, fulfilmentOnly ? .any : .race)
     }
 
-    /// The pending result of a combinator over `inputs` (not empty): one registration per
-    /// input, which settles it as `mode` says.
+    /// The pending result of a combinator over `inputs` (not empty): one registration on
+    /// every input, which settles it as `mode` says. The result waits on the inputs
+    /// through its registration (its back word holds the `GatherState`, which holds the
+    /// inputs: no `Extras` of its own; see `Handlers.swift`).
     private static func gathering(_ inputs: [Core], _ mode: GatherState.Mode) -> Core {
-        let result = Core(waitingOn: inputs)
+        let result = Core()
         let state = GatherState(result: result, inputs: inputs, mode: mode)
-        for input in inputs { input.attach(GatherSlot(state, input)) }
+        result.setGathering(state)
+        for input in inputs { input.attach(state) }
         return result
     }
 
@@ -55,24 +58,19 @@ extension Core {
             reject(error)
         }
     }
-
-    /// A pending promise waiting on every one of `upstreams` (for cancellation).
-    @usableFromInline package convenience init(waitingOn upstreams: [Core]) {
-        self.init()
-        if let first = upstreams.first {
-            if upstreams.count == 1 {
-                back = .one(first)
-            } else {
-                let extras = back.extras()
-                extras.upstream = first
-                extras.moreUpstreams = Array(upstreams.dropFirst())
-            }
-        }
-    }
 }
 
-/// What a combinator's registrations share.
-final class GatherState: Sendable {
+/// A combinator's registration: one object, registered on every input (once per
+/// occurrence), so a combinator costs no allocation per input. The settle path of an
+/// input tells it which input settled (`Core.scheduleSettled` calls `inputSettled`); it
+/// counts, and settles the result through the per-thread inline queue, never from inside
+/// the input's settle path, so combinators over combinators never recurse.
+///
+/// Threads: `inputSettled` runs on the thread that settled the input (or attached to a
+/// settled one); `remaining` is atomic, and `result` is settled once (the first settle
+/// wins).
+final class GatherState: Continuation, @unchecked Sendable {
+    // @unchecked: immutable but for the atomic count.
     enum Mode: Sendable {
         case all(@Sendable ([Core]) throws -> StoredValue)
         case allSettled(@Sendable ([Core]) throws -> StoredValue)
@@ -91,46 +89,64 @@ final class GatherState: Sendable {
         self.inputs = inputs
         self.mode = mode
         remaining = Atomic(inputs.count)
-    }
-
-    /// One input settled.
-    func settled(_ input: Core) {
-        switch mode {
-        case .all(let gather):
-            if input.isRejected {
-                result.settle(like: input)
-            } else if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-                result.settle(gathering: inputs, gather)
-            }
-        case .allSettled(let gather):
-            if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-                result.settle(gathering: inputs, gather)
-            }
-        case .race:
-            if result.settle(like: input) { result.releaseUpstreams(inputs) }
-        case .any:
-            if input.isRejected {
-                if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { result.settle(like: input) }
-            } else if result.settle(like: input) {
-                result.releaseUpstreams(inputs)
-            }
-        }
-    }
-}
-
-/// A combinator's registration on one input: runs inline where the input settles.
-final class GatherSlot: Continuation, @unchecked Sendable {
-    // @unchecked: immutable.
-    let state: GatherState
-    let input: Core
-
-    init(_ state: GatherState, _ input: Core) {
-        self.state = state
-        self.input = input
         super.init(tag: Continuation.continuationTag)
     }
 
-    override func run() { state.settled(input) }
+    /// `object` if it is a `GatherState` (an exact type check, see `HandlerArray.exactly`).
+    @inline(__always)
+    static func exactly(_ object: Continuation) -> GatherState? {
+        guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(GatherState.self) else { return nil }
+        return unsafeDowncast(object, to: GatherState.self)
+    }
 
-    override var dependentPromise: Core? { state.result }
+    /// One registration's input settled.
+    func inputSettled(_ input: Core) {
+        switch mode {
+        case .all:
+            if input.isRejected {
+                settleResult(like: input, thenReleaseTheRest: false)
+            } else if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+                InlineDispatcher.run(self)
+            }
+        case .allSettled:
+            if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+                InlineDispatcher.run(self)
+            }
+        case .race:
+            settleResult(like: input, thenReleaseTheRest: true)
+        case .any:
+            if !input.isRejected {
+                settleResult(like: input, thenReleaseTheRest: true)
+            } else if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+                settleResult(like: input, thenReleaseTheRest: false)
+            }
+        }
+    }
+
+    /// Settles the result like `input` (through the inline queue); the winner of a race
+    /// releases the other inputs (each cancelled under the upstream rule).
+    private func settleResult(like input: Core, thenReleaseTheRest: Bool) {
+        let result = self.result
+        let inputs = self.inputs
+        InlineDispatcher.run(ClosureJob {
+            if result.settle(like: input), thenReleaseTheRest { result.releaseUpstreams(inputs) }
+        })
+    }
+
+    /// Every input counted (`all`, `allSettled`): the result gathers them. Queued once.
+    override func run() {
+        switch mode {
+        case .all(let gather), .allSettled(let gather):
+            result.settle(gathering: inputs, gather)
+        case .race, .any:
+            break
+        }
+    }
+
+    /// Never scheduled without its input (see `Core.scheduleSettled`).
+    override func schedule() {
+        preconditionFailure("GatherState: scheduled without the input that settled")
+    }
+
+    override var dependentPromise: Core? { result }
 }

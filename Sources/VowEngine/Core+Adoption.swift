@@ -54,11 +54,11 @@ extension Core {
             unlock(flags)
             return
         }
-        let previous = back.replaceUpstream(with: source)
+        let previous = replaceUpstream(with: source)
         flags.insert(.adopting)
-        if handlers.consistsOfAdopters, back.existingExtras?.cancelHandlers.isEmpty ?? true {
+        if handlersConsistOfAdopters, existingExtras?.cancelHandlers.isEmpty ?? true {
             flags.insert(.forwarded)
-            let adopters = handlers.take()
+            let adopters = takeHandlers()
             unlock(flags)
             withExtendedLifetime(previous) {}
             handOver(adopters, to: source)
@@ -79,8 +79,8 @@ extension Core {
         adopters.forEach { continuation in
             let adopter = unsafeDowncast(continuation, to: Core.self)
             let flags = adopter.lock()
-            let pending = !flags.contains(.settled) && adopter.back.upstream === self
-            let previous = pending ? adopter.back.replaceUpstream(with: end) : nil
+            let pending = !flags.contains(.settled) && adopter.upstream === self
+            let previous = pending ? adopter.replaceUpstream(with: end) : nil
             adopter.unlock(flags)
             withExtendedLifetime(previous) {}
             guard pending else { return }
@@ -104,7 +104,7 @@ extension Core {
         var current: Core = self
         while true {
             let flags = current.lock()
-            let next = flags.contains(.forwarded) && !flags.contains(.settled) ? current.back.upstream : nil
+            let next = flags.contains(.forwarded) && !flags.contains(.settled) ? current.upstream : nil
             current.unlock(flags)
             guard let next else { return current }
             current = next
@@ -117,7 +117,7 @@ extension Core {
         var current: Core = self
         while true {
             let flags = current.lock()
-            let next = flags.contains(.settled) ? nil : current.back.upstream
+            let next = flags.contains(.settled) ? nil : current.upstream
             current.unlock(flags)
             guard let next else { return false }
             if next === target { return true }
@@ -132,10 +132,10 @@ extension Core {
         if countsAsHandler { flags.insert(.hadHandlers) }
         if flags.contains(.settled) {
             unlock(flags)
-            continuation.schedule()
+            scheduleSettled(continuation)
             return
         }
-        handlers.append(continuation)
+        appendHandler(continuation)
         unlock(flags)
         rejoin()
     }
@@ -152,7 +152,7 @@ extension Core {
     /// Does nothing if it is no longer forwarded (another thread rejoined it first).
     final func rejoin() {
         var flags = lock()
-        guard flags.contains(.forwarded), !flags.contains(.settled), let source = back.upstream else {
+        guard flags.contains(.forwarded), !flags.contains(.settled), let source = upstream else {
             unlock(flags)
             return
         }
@@ -160,7 +160,7 @@ extension Core {
         unlock(flags)
         let end = source.adoptionEnd()
         flags = lock()
-        let previous = !flags.contains(.settled) && back.upstream === source ? back.replaceUpstream(with: end) : nil
+        let previous = !flags.contains(.settled) && upstream === source ? replaceUpstream(with: end) : nil
         unlock(flags)
         flags = []
         withExtendedLifetime(previous) {}

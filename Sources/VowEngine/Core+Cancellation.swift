@@ -34,9 +34,9 @@ extension Core {
         var removed: [Continuation] = []
         var found = false
         var live = false
-        if !handlers.isEmpty {
+        if !flags.contains(.settled), hasHandlers {
             var kept = HandlerList.none
-            for continuation in handlers.take().all {
+            for continuation in takeHandlers().all {
                 if continuation.dependentPromise === dependent {
                     found = true
                     if continuation.isCleanupLink {
@@ -49,7 +49,7 @@ extension Core {
                 kept.append(continuation)
                 if continuation.isLiveDependent { live = true }
             }
-            handlers = kept
+            putHandlers(kept)
         }
         unlock(flags)
         for continuation in removed { continuation.disposeUnrun() }
@@ -83,7 +83,7 @@ extension Core {
     private final func addCancelHandler(_ job: Continuation) {
         var flags = lock()
         if !flags.contains(.settled) {
-            back.extras().cancelHandlers.append(job)
+            extras().cancelHandlers.append(job)
             unlock(flags)
             return
         }

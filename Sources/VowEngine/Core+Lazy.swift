@@ -26,7 +26,7 @@ extension Core {
         let resolved = Dispatchers.resolve(dispatcher)
         let starter = LazyStart(on: resolved, producer)
         var flags = core.lock()
-        let extras = core.back.extras()
+        let extras = core.extras()
         extras.lazyStart = starter
         extras.cancelHandlers.append(starter)
         // Deadlock detection: a wait on this promise from a job of `resolved` (if serial)
@@ -46,11 +46,11 @@ extension Core {
         flags.remove(.lazy)
         if flags.contains(.settled) {
             unlock(flags)
-            continuation.schedule()
+            scheduleSettled(continuation)
             return
         }
-        handlers.append(continuation)
-        let extras = back.extras()
+        appendHandler(continuation)
+        let extras = self.extras()
         let starter = extras.lazyStart
         extras.lazyStart = nil
         extras.cancelHandlers.removeAll { $0 === starter }
@@ -68,7 +68,7 @@ extension Core {
     /// for deadlock detection.
     fileprivate final func lazyProducerReturned(from dispatcher: ObjectIdentifier) {
         let flags = lock()
-        if let extras = back.existingExtras, extras.settler == dispatcher { extras.settler = nil }
+        if !flags.contains(.settled), let extras = existingExtras, extras.settler == dispatcher { extras.settler = nil }
         unlock(flags)
     }
 }

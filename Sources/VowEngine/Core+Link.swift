@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The link: the one thing every chaining operator of every face does.
 ///
 /// `source.link(on: dispatcher, body)` makes the derived promise, which carries its own
@@ -27,11 +29,26 @@
     /// calls it once: right after `run`, or as soon as it is certain `run` never will
     /// (the link was cancelled before it ran, a dispatcher dropped it, it was freed).
     mutating func dispose()
+
+    /// The dispatcher of a link whose flags name none (`OnDispatcher`), moved out as the
+    /// link is scheduled (under its lock). Other bodies hold none and are never asked.
+    mutating func takeDispatcher() -> any Dispatcher
+
+    /// The identity of the dispatcher the body holds, for deadlock detection (nil: none).
+    var heldDispatcher: ObjectIdentifier? { get }
 }
 
 extension LinkBody {
     @inlinable
     package static var isCleanup: Bool { false }
+
+    @inlinable
+    package mutating func takeDispatcher() -> any Dispatcher {
+        preconditionFailure("Link: a link without a placement flag has an OnDispatcher body")
+    }
+
+    @inlinable
+    package var heldDispatcher: ObjectIdentifier? { nil }
 }
 
 /// A derived promise that carries its callback: see `LinkBody`.
@@ -39,23 +56,24 @@ extension LinkBody {
 /// Threads: made and attached by the caller of the operator; `schedule` runs on the thread
 /// that settles the source; `run` on the dispatcher. `body` is touched only by whoever
 /// claimed it (the `bodyTaken` flag, set under the lock): `run` or the disposal path.
+///
+/// Where it runs: a link on the library's own serial queue or inline (nearly every link)
+/// says so with a flag (`onLibraryQueue`, `onInline`) and holds no dispatcher, so it is a
+/// `Core` and its body, nothing more (56 bytes with a Swift closure, 72 with a C
+/// callback). A link on any other dispatcher has an `OnDispatcher` body, which holds it.
 @usableFromInline package final class Link<Body: LinkBody>: Core, @unchecked Sendable {
     // @unchecked: see `Core`; `body` is owned by whoever set `bodyTaken`.
 
-    /// Where the body runs: the dispatcher (the `.default` placeholder already resolved)
-    /// until the link is handed to it; from then on only its identity (for deadlock
-    /// detection). The link lets go of the dispatcher when it schedules
-    /// itself, because a dispatcher holding the queued link while the link holds the
-    /// dispatcher would keep both alive if the dispatcher were abandoned with work queued.
-    @exclusivity(unchecked) @usableFromInline var target: LinkTarget
     @exclusivity(unchecked) @usableFromInline var body: Body
 
+    /// A link that runs where `placement` says: `.onLibraryQueue`, `.onInline`, or
+    /// nowhere the flags can name (empty: `body` is an `OnDispatcher`).
     @inlinable
-    package init(source: Core, on dispatcher: any Dispatcher, body: consuming Body) {
-        target = .waiting(dispatcher)
+    package init(source: Core, placement: Flags, body: consuming Body) {
         self.body = body
         super.init()
-        back = .one(source)
+        setFirstUpstream(source)
+        word.store(placement.rawValue, ordering: .relaxed)
     }
 
     deinit {
@@ -69,24 +87,32 @@ extension LinkBody {
             InlineDispatcher.run(self)
             return
         }
-        // Moves the dispatcher out (no extra retain and release).
-        var taken = LinkTarget.scheduled(on: ObjectIdentifier(self))
-        swap(&taken, &target)
-        guard case .waiting(let dispatcher) = taken else {
-            target = taken
+        // Handed to its dispatcher once.
+        guard !flags.contains(.scheduled) else {
             unlock(flags)
             return
         }
-        target = .scheduled(on: ObjectIdentifier(dispatcher))
-        unlock(flags)
-        flags = []
-        submitContinuation(self, to: dispatcher)
+        flags.insert(.scheduled)
+        if flags.contains(.onLibraryQueue) {
+            unlock(flags)
+            Dispatchers.librarySerial.submit(self)
+        } else if flags.contains(.onInline) {
+            unlock(flags)
+            InlineDispatcher.run(self)
+        } else {
+            // Only the dispatcher is touched here (a disposal may be letting go of the
+            // callback meanwhile).
+            let dispatcher = body.takeDispatcher()
+            unlock(flags)
+            flags = []
+            submitContinuation(self, to: dispatcher)
+        }
     }
 
     @usableFromInline package override func run() {
         var flags = lock()
         if flags.contains(.adopting) {
-            let source = flags.contains(.settled) ? nil : back.upstream
+            let source = flags.contains(.settled) ? nil : upstream
             unlock(flags)
             if let source { settle(like: source) }
             return
@@ -97,7 +123,7 @@ extension LinkBody {
         }
         flags.insert(.bodyTaken)
         let pending = !flags.contains(.settled)
-        let source = pending ? back.upstream : nil
+        let source = pending ? upstream : nil
         unlock(flags)
         if pending || Body.isCleanup {
             body.run(from: source, settling: self)
@@ -130,14 +156,70 @@ extension LinkBody {
         body.dispose()
     }
 
-    /// Where this link's body will run, for deadlock detection (nil once it adopts). The
-    /// caller holds the lock.
-    @usableFromInline package override var settlingTarget: LinkTarget? {
-        flags.contains(.adopting) ? nil : target
+    /// The serial dispatcher whose job will run this link's body, for deadlock detection
+    /// (nil once it adopts; nil inline, which never marks a thread). The caller holds the
+    /// lock.
+    @usableFromInline package override var settlingDispatcher: ObjectIdentifier? {
+        let flags = self.flags
+        if flags.contains(.adopting) || flags.contains(.onInline) { return nil }
+        if flags.contains(.onLibraryQueue) { return ObjectIdentifier(Dispatchers.librarySerial) }
+        return body.heldDispatcher
     }
 }
 
-/// Where a link runs (see `Link.target`).
+/// The body of a link on a dispatcher other than the library's queue and inline: `inner`
+/// and the dispatcher (16 bytes more).
+@usableFromInline package struct OnDispatcher<Inner: LinkBody>: LinkBody {
+    /// Where the body runs: the dispatcher (the `.default` placeholder already resolved)
+    /// until the link is handed to it; from then on only its identity (for deadlock
+    /// detection). The link lets go of the dispatcher when it schedules itself, because a
+    /// dispatcher holding the queued link while the link holds the dispatcher would keep
+    /// both alive if the dispatcher were abandoned with work queued. Touched under the
+    /// link's lock.
+    @usableFromInline var target: LinkTarget
+    @usableFromInline var inner: Inner
+
+    @inlinable
+    package init(_ dispatcher: any Dispatcher, _ inner: consuming Inner) {
+        target = .waiting(dispatcher)
+        self.inner = inner
+    }
+
+    /// The body of a link handed to `dispatcher` as it is made (`Core.linkOnSettled`).
+    @inlinable
+    package init(scheduledOn dispatcher: any Dispatcher, _ inner: consuming Inner) {
+        target = .scheduled(on: ObjectIdentifier(dispatcher))
+        self.inner = inner
+    }
+
+    @inlinable
+    package static var isCleanup: Bool { Inner.isCleanup }
+
+    @inlinable
+    package mutating func run(from source: Core?, settling link: Core) {
+        inner.run(from: source, settling: link)
+    }
+
+    @inlinable
+    package mutating func dispose() { inner.dispose() }
+
+    @inlinable
+    package mutating func takeDispatcher() -> any Dispatcher {
+        // Moves the dispatcher out (no extra retain and release).
+        var taken = LinkTarget.scheduled(on: ObjectIdentifier(InlineDispatcher.self))
+        swap(&taken, &target)
+        guard case .waiting(let dispatcher) = taken else {
+            preconditionFailure("OnDispatcher: a link scheduled twice")
+        }
+        target = .scheduled(on: ObjectIdentifier(dispatcher))
+        return dispatcher
+    }
+
+    @inlinable
+    package var heldDispatcher: ObjectIdentifier? { target.dispatcherIdentity }
+}
+
+/// Where a link on another dispatcher runs (see `OnDispatcher.target`).
 @usableFromInline
 package enum LinkTarget {
     /// Not handed to its dispatcher yet.
@@ -176,10 +258,46 @@ extension Core {
     /// branch).
     @inlinable @inline(__always)
     package final func link<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
-                                            at site: Site = .unknown) -> Link<Body> {
-        let link = Link(source: self, on: Dispatchers.resolve(dispatcher), body: body)
+                                            at site: Site = .unknown) -> Core {
+        let placement = Dispatchers.linkPlacement(for: dispatcher)
+        let link: Core = placement.isEmpty
+            ? Link(source: self, placement: [], body: OnDispatcher(Dispatchers.resolve(dispatcher), body))
+            : Link(source: self, placement: placement, body: body)
         if DebugMode.isOn { link.recordSite(site, from: self) }
         attach(link)
+        return link
+    }
+}
+
+extension Core {
+    /// The link primitive for a settled source that has nothing left to record (it
+    /// counts as handled already, as a shared settled promise does after its first
+    /// link): the link is handed to its dispatcher at once, as `attach` would, without
+    /// taking either lock (nobody else knows the new link yet). Otherwise the same as
+    /// `link(on:_:at:)`. For operators whose source is such a promise
+    /// (`Promise(on:work:)`, `vow_dispatch`): the one test is not paid by every link.
+    @inlinable
+    package final func linkOnSettled<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
+                                                     at site: Site = .unknown) -> Core {
+        let seen = flags
+        guard seen.contains(.settled), seen.contains(.hadHandlers), !seen.contains(.lazy) else {
+            return link(on: dispatcher, body, at: site)
+        }
+        let placement = Dispatchers.linkPlacement(for: dispatcher)
+        if placement.isEmpty {
+            let resolved = Dispatchers.resolve(dispatcher)
+            let link = Link(source: self, placement: .scheduled, body: OnDispatcher(scheduledOn: resolved, body))
+            if DebugMode.isOn { link.recordSite(site, from: self) }
+            submitContinuation(link, to: resolved)
+            return link
+        }
+        let link = Link(source: self, placement: placement.union(.scheduled), body: body)
+        if DebugMode.isOn { link.recordSite(site, from: self) }
+        if placement.contains(.onLibraryQueue) {
+            Dispatchers.librarySerial.submit(link)
+        } else {
+            InlineDispatcher.run(link)
+        }
         return link
     }
 }

@@ -112,7 +112,7 @@ extension Core {
         let queue = Dispatchers.currentDefault
         let settler = ObjectIdentifier(queue)
         var flags = lock()
-        if !flags.contains(.settled) { back.extras().settler = settler }
+        if !flags.contains(.settled) { extras().settler = settler }
         unlock(flags)
         flags = []
         submitContinuation(ClosureJob { [self] in

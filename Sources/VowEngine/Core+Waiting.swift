@@ -44,11 +44,11 @@ extension Core {
                 current.unlock(flags)
                 return false
             }
-            let next = current.back.upstream
-            let recorded = current.back.existingExtras?.settler
-            let target = current.settlingTarget
+            let next = current.upstream
+            let recorded = current.existingExtras?.settler
+            let settling = current.settlingDispatcher
             current.unlock(flags)
-            if recorded == id || target?.dispatcherIdentity == id { return true }
+            if recorded == id || settling == id { return true }
             guard let next else { return false }
             current = next
         }

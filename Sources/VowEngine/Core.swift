@@ -5,10 +5,16 @@ import Synchronization
 ///
 /// State machine: pending, then fulfilled with a value or rejected with an error, once.
 /// The state lives in one place: the flags of `word` (`settled`, `rejected`, ...) say which
-/// state it is, and `bits`/`valueType` hold the value or error once settled (see
-/// `StoredValue`). Everything mutable is guarded by the lock bit of `word`, and no user
-/// code runs while it is held: settling moves the handler list out under the lock and
-/// schedules the handlers after unlocking; each handler runs on its own dispatcher.
+/// state it is. Two more words hold what that state needs (`Handlers.swift`): while
+/// pending, the handler list and what the promise waits on; once settled, the value or
+/// error (`bits` and `valueType`, see `StoredValue`). Everything mutable is guarded by the
+/// lock bit of `word`, and no user code runs while it is held: settling moves the handler
+/// list out under the lock and schedules the handlers after unlocking; each handler runs
+/// on its own dispatcher.
+///
+/// Size: the object header (16 bytes), `tag` and `word` (8), the two words (16): 40 bytes,
+/// the smallest block but one that malloc hands out. A link adds its body; a promise with
+/// its resolver inside (`ResolvableCore`) adds 8 bytes.
 ///
 /// This file: state, settling (one path) and attaching. Elsewhere: the link primitive
 /// (`Core+Link.swift`), adoption (`Core+Adoption.swift`), the resolution procedure
@@ -29,14 +35,22 @@ import Synchronization
     // `word` held, or (the value, once `settled` is set) read only after an acquiring load
     // of the flags saw it settled, after which it never changes.
 
-    /// The continuations registered on this promise while it is pending, in order.
-    @exclusivity(unchecked) @usableFromInline final var handlers: HandlerList = .none
-    /// The promise this one waits on, or the rarely used state (which then holds it).
-    @exclusivity(unchecked) @usableFromInline final var back: Back = .none
-    /// The value or error once settled (see `StoredValue`).
-    @exclusivity(unchecked) @usableFromInline final var bits: UInt = 0
-    /// The type of the value in `bits` once settled (`any Error` when rejected).
-    @exclusivity(unchecked) @usableFromInline final var valueType: Any.Type = Void.self
+    /// Pending: the continuations registered on this promise, in order (a retained
+    /// `Continuation` or `HandlerArray`, or 0). Settled: the value or error (see
+    /// `StoredValue`). See `Handlers.swift`.
+    @exclusivity(unchecked) @usableFromInline final var handlersOrBits: UInt = 0
+    /// Pending: the promise this one waits on, or the rarely used `Extras` (which then
+    /// hold it), retained, or 0. Settled: the type of the value (`any Error` when
+    /// rejected).
+    @exclusivity(unchecked) @usableFromInline final var backOrType: UInt = 0
+
+    /// The value or error of a settled promise (see `StoredValue`).
+    @inlinable @inline(__always)
+    package final var bits: UInt { handlersOrBits }
+
+    /// The type of the value of a settled promise (`any Error` when rejected).
+    @inlinable @inline(__always)
+    package final var valueType: Any.Type { unsafeBitCast(backOrType, to: Any.Type.self) }
 
     /// The tag of a promise object ("prom"), for foreign code that checks a pointer.
     @inlinable package static var promiseTag: UInt32 { 0x6d6f_7270 }
@@ -51,8 +65,8 @@ import Synchronization
     @inlinable
     package init(settledWith stored: consuming StoredValue, rejected: Bool) {
         let (bits, type, storage) = stored.release()
-        self.bits = bits
-        valueType = type
+        handlersOrBits = bits
+        backOrType = unsafeBitCast(type, to: UInt.self)
         var flags = Flags.settled.union(.storing(storage))
         if rejected { flags.insert(.rejected) }
         super.init(tag: Core.promiseTag)
@@ -74,27 +88,24 @@ import Synchronization
     deinit {
         let flags = self.flags
         if flags.contains(.settled) {
-            // One test for the two rare cases: a rejection, and a debug record.
-            if _slowPath(flags.rawValue & Flags.rejectedOrDebugged.rawValue != 0) {
-                // Debug mode: the promise leaves the census before its memory goes.
-                if flags.contains(.debugged) { DebugRegistry.remove(self) }
+            // One test for the rare cases: a rejection, a debug record, a face cache.
+            if _slowPath(flags.rawValue & Flags.rareWhenFreed.rawValue != 0) {
+                // Debug mode: the promise leaves the census before its memory goes (its
+                // record goes with it, to the report).
+                let record = flags.contains(.debugged) ? DebugRegistry.remove(self) : nil
+                if flags.contains(.faceCached) { FaceCaches.remove(self) }
                 if flags.contains(.rejected), flags.isDisjoint(with: .handledSomehow) {
-                    UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, storage: .object), from: self)
+                    UnhandledErrors.report(StoredValue.load((any Error).self, bits: bits, storage: .object), record)
                 }
             }
             StoredValue.destroy(bits: bits, type: valueType, storage: flags.storage)
         } else {
-            if flags.contains(.debugged) { DebugRegistry.remove(self) }
+            if flags.contains(.debugged) { _ = DebugRegistry.remove(self) }
+            if flags.contains(.faceCached) { FaceCaches.remove(self) }
             // Pending and unreachable (nothing will settle it): free what the handlers hold
-            // without recursing down the chain.
-            if !handlers.isEmpty { ThreadState.release(handlers.take()) }
-            // A forwarded promise is the only one that holds its upstream without being in
-            // its handler list: a chain of them is freed the same way.
-            // (Moved into the list, never bound to a local that would drop it here.)
-            if flags.contains(.forwarded) {
-                var upstream = HandlerList(back.replaceUpstream(with: nil))
-                if !upstream.isEmpty { ThreadState.release(upstream.take()) }
-            }
+            // without recursing down the chain; a forwarded promise's upstream too (see
+            // `releasePendingWords`).
+            releasePendingWords(forwarded: flags.contains(.forwarded))
         }
     }
 
@@ -203,7 +214,7 @@ import Synchronization
         if flags.contains(.lazy) { return attachStartingLazy(continuation, flags) }
         if flags.contains(.settled) {
             unlock(flags)
-            continuation.schedule()
+            scheduleSettled(continuation)
             return
         }
         if flags.contains(.forwarded) {
@@ -211,7 +222,7 @@ import Synchronization
             attachToForwarded(continuation, countsAsHandler: countsAsHandler)
             return
         }
-        handlers.append(continuation)
+        appendHandler(continuation)
         unlock(flags)
     }
 
@@ -220,7 +231,7 @@ import Synchronization
     @discardableResult
     @usableFromInline package final func detach(_ continuation: Continuation) -> Bool {
         let flags = lock()
-        let found = handlers.remove(continuation)
+        let found = !flags.contains(.settled) && removeHandler(continuation)
         unlock(flags)
         return found
     }
@@ -237,29 +248,46 @@ import Synchronization
     @usableFromInline @discardableResult
     package final func settle(_ stored: consuming StoredValue, rejected: Bool,
                               viaResolver: Bool = false) -> Bool {
-        settle(stored, rejected: rejected, viaResolver: viaResolver, cancelled: false) != nil
+        guard let back = settleAndSchedule(stored, rejected: rejected, viaResolver: viaResolver, cancelled: false) else {
+            return false
+        }
+        Core.releaseBack(back)
+        return true
     }
 
-    /// The settle path; returns nil if already settled, else what the promise let go of.
+    /// The settle path for a cancellation; returns nil if already settled, else what the
+    /// promise let go of.
     @usableFromInline package final func settle(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
-                              cancelled: Bool) -> Released? {
+                                                cancelled: Bool) -> Released? {
+        guard let back = settleAndSchedule(stored, rejected: rejected, viaResolver: viaResolver, cancelled: cancelled) else {
+            return nil
+        }
+        return Core.released(fromBack: back)
+    }
+
+    /// The one settle path: stores `stored` in place of the two pending words under the
+    /// lock, then schedules the handlers it took out. Returns the word of what the promise
+    /// waited on (a +1 reference or 0), for the caller to let go of outside the lock, or
+    /// nil (destroying `stored`) if the promise was settled already.
+    @inline(__always)
+    final func settleAndSchedule(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
+                                 cancelled: Bool) -> UInt? {
         var flags = lock()
         guard !flags.contains(.settled), !(viaResolver && flags.contains(.resolverUsed)) else {
             unlock(flags)
             return nil
         }
+        let handlers = handlersOrBits
+        let back = backOrType
         let (newBits, type, storage) = stored.release()
-        bits = newBits
-        valueType = type
+        handlersOrBits = newBits
+        backOrType = unsafeBitCast(type, to: UInt.self)
         flags.formUnion(Flags.settled.union(.storing(storage)))
         if rejected { flags.insert(.rejected) }
         if cancelled { flags.insert(.cancelled) }
-        let taken = handlers
-        handlers = .none
-        let released = back.takeOnSettle()
         unlock(flags)
-        taken.scheduleAll()
-        return released
+        HandlerList(takingWord: handlers).scheduleAll(after: self)
+        return back
     }
 
     /// Fulfils the promise with `value` if it is pending.
@@ -300,26 +328,13 @@ import Synchronization
         }
     }
 
-    /// What a face keeps with this promise (see `Extras.faceCache`): the object made by
-    /// `make` the first time (outside the lock; if two threads race, the first stored
-    /// wins and both get it).
+    /// What a face keeps with this settled promise (the C face: the C form of its value
+    /// or error, so every read hands out the same handle): the object made by `make` the
+    /// first time (outside every lock; if two threads race, the first stored wins and both
+    /// get it). Kept in `FaceCaches` until the promise is freed.
     package final func faceCache<Cache: AnyObject>(_ make: () -> Cache) -> Cache {
-        var flags = lock()
-        if let cached = back.existingExtras?.faceCache as? Cache {
-            unlock(flags)
-            return cached
-        }
-        unlock(flags)
-        let made = make()
-        flags = lock()
-        let extras = back.extras()
-        if let cached = extras.faceCache as? Cache {
-            unlock(flags)
-            return cached
-        }
-        extras.faceCache = made
-        unlock(flags)
-        return made
+        if flags.contains(.faceCached), let cached = FaceCaches.cache(of: self) as? Cache { return cached }
+        return FaceCaches.store(make(), for: self)
     }
 
     /// Records that a waiter saw the rejection (it counts as handled).
@@ -386,16 +401,55 @@ import Synchronization
 
     @usableFromInline package override var dependentPromise: Core? { self }
 
-    /// Where the job that settles this promise will run, if one will (links say theirs),
-    /// for deadlock detection. The caller holds the lock.
-    @usableFromInline package var settlingTarget: LinkTarget? { nil }
+    /// The serial dispatcher whose job will settle this promise, if one will (links say
+    /// theirs), for deadlock detection. The caller holds the lock.
+    @usableFromInline package var settlingDispatcher: ObjectIdentifier? { nil }
 
     /// Settles like the upstream this promise adopted (which has settled).
     @usableFromInline package final func settleFromUpstream() {
         let flags = lock()
-        let source = flags.contains(.settled) ? nil : back.upstream
+        let source = flags.contains(.settled) ? nil : upstream
         unlock(flags)
         if let source { settle(like: source) }
+    }
+}
+
+/// The face caches of settled promises (`Core.faceCache`), by promise, out of line: a
+/// promise has no word to spare for them once settled, and only a face reading a value
+/// that another face produced (C reading a Swift value or error) makes one.
+///
+/// Locking: the table's lock may be taken with no promise lock held, and a promise's lock
+/// inside it (to set `faceCached`), never the reverse; no cache is released under it.
+enum FaceCaches {
+    private static let table = Locked<[ObjectIdentifier: AnyObject]>([:])
+
+    /// The cache of `promise`, if it has one.
+    static func cache(of promise: Core) -> AnyObject? {
+        table.withLock { $0[ObjectIdentifier(promise)] }
+    }
+
+    /// Keeps `made` for `promise` unless another thread kept one first; returns the one
+    /// kept.
+    static func store<Cache: AnyObject>(_ made: Cache, for promise: Core) -> Cache {
+        let kept = table.withLock { table -> AnyObject in
+            let key = ObjectIdentifier(promise)
+            if let existing = table[key] { return existing }
+            table[key] = made
+            var flags = promise.lock()
+            flags.insert(.faceCached)
+            promise.unlock(flags)
+            return made
+        }
+        // Another face's cache type under the same promise cannot happen: one face makes them.
+        return kept as? Cache ?? made
+    }
+
+    /// Takes `promise`'s cache off (it is being freed); the cache is released after the
+    /// lock. Never inlined: `deinit` calls it behind a flag test.
+    @inline(never)
+    static func remove(_ promise: Core) {
+        let removed = table.withLock { $0.removeValue(forKey: ObjectIdentifier(promise)) }
+        withExtendedLifetime(removed) {}
     }
 }
 

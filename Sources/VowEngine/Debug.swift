@@ -163,13 +163,11 @@ import Glibc
 }
 
 extension Core {
-    /// The debug record, if this promise has one.
+    /// The debug record, if this promise has one (kept in the registry: a settled promise
+    /// has no word to spare for it). Takes the registry's lock.
     @usableFromInline package final var debugRecord: DebugRecord? {
         guard flags.contains(.debugged) else { return nil }
-        let flags = lock()
-        let record = back.existingExtras?.debug
-        unlock(flags)
-        return record
+        return DebugRegistry.record(of: self)
     }
 
     /// Records that this promise was made at `site` (when debug mode is on): the link
@@ -204,7 +202,6 @@ extension Core {
         // Listed, then flagged (the flag tells `deinit` to take the entry off).
         DebugRegistry.add(self, record)
         var flags = lock()
-        back.extras().debug = record
         flags.insert(.debugged)
         unlock(flags)
     }
@@ -245,12 +242,17 @@ extension Core {
         entries.withLock { $0[ObjectIdentifier(promise)] = entry }
     }
 
+    /// The record of a listed promise.
+    static func record(of promise: Core) -> DebugRecord? {
+        entries.withLock { $0[ObjectIdentifier(promise)]?.record }
+    }
+
     /// Takes `promise` off (it is being freed). Never inlined: `deinit` calls it behind a
     /// flag test (inlining this would cost every promise a few dozen instructions).
+    /// Returns its record.
     @usableFromInline @inline(never)
-    static func remove(_ promise: Core) {
-        let removed = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(promise)) }
-        withExtendedLifetime(removed) {}
+    static func remove(_ promise: Core) -> DebugRecord? {
+        entries.withLock { $0.removeValue(forKey: ObjectIdentifier(promise)) }?.record
     }
 
     /// Every listed promise that is still pending, oldest first.
@@ -267,7 +269,7 @@ extension Core {
                         promise.unlock(flags)
                         return nil
                     }
-                    let upstream = promise.back.upstream
+                    let upstream = promise.upstream
                     promise.unlock(flags)
                     return .some(upstream)
                 }
@@ -275,9 +277,11 @@ extension Core {
                 // Kept to be released after the lock (it may be the last reference).
                 if let upstream { upstreams.append(upstream) }
                 let record = entry.record
+                // The upstream's record straight from the table (`debugRecord` would take
+                // the registry's lock, held here).
                 let age = Double(now &- min(now, record.madeAt)) / 1e9
                 rows.append((record.madeAt, PendingRecord(site: record.site, chainSite: record.chainStart, age: age,
-                                                          waitingOn: upstream?.debugRecord?.site)))
+                                                          waitingOn: upstream.flatMap { table[ObjectIdentifier($0)]?.record.site })))
             }
         }
         withExtendedLifetime(upstreams) {}

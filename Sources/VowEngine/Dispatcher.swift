@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Where callbacks run.
 ///
@@ -148,11 +149,68 @@ package func submitContinuation(_ continuation: Continuation, to dispatcher: any
         unsafeDowncast(dispatcher, to: SerialDispatcher.self).submit(continuation)
     } else if type == ObjectIdentifier(InlineDispatcher.self) {
         InlineDispatcher.run(continuation)
-    } else if let sink = dispatcher as? any ContinuationSink {
+    } else if let sink = SinkLookup.sink(dispatcher) {
         sink.submit(continuation)
     } else {
         let guarded = DropGuard(continuation)
         dispatcher.dispatch { guarded.run() }
+    }
+}
+
+/// Whether a dispatcher takes continuations directly (`ContinuationSink`), remembered per
+/// dispatcher type: a program's loop dispatcher (a C host's, a swift-nio loop's) is asked
+/// once per job, and the runtime's conformance lookup costs some 350 instructions, where
+/// the remembered answer for the type asked about last costs a load and a compare.
+enum SinkLookup {
+    /// What is known of one dispatcher type. Made once per type and never freed (a
+    /// program has a handful of dispatcher types), so a reader needs no lock.
+    final class Entry: @unchecked Sendable {
+        // @unchecked: immutable; a metatype is safe to share.
+        let type: ObjectIdentifier
+        /// The type as a sink, or nil if it is not one.
+        let sink: (any ContinuationSink.Type)?
+
+        init(type: ObjectIdentifier, sink: (any ContinuationSink.Type)?) {
+            self.type = type
+            self.sink = sink
+        }
+    }
+
+    /// Every type asked about (under its lock), and the entry of the last one (0: none
+    /// yet), an immortal `Entry` read without a lock.
+    private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
+    private static let last = Atomic<UInt>(0)
+
+    /// `dispatcher` as a `ContinuationSink`, or nil if it is not one.
+    static func sink(_ dispatcher: any Dispatcher) -> (any ContinuationSink)? {
+        let type = ObjectIdentifier(Swift.type(of: dispatcher))
+        let word = last.load(ordering: .acquiring)
+        let entry: Entry
+        if word != 0, Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)
+            ._withUnsafeGuaranteedRef({ $0.type == type }) {
+            entry = Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).takeUnretainedValue()
+        } else {
+            entry = remember(dispatcher, type)
+        }
+        guard let sinkType = entry.sink else { return nil }
+        func view<Sink: ContinuationSink>(_: Sink.Type) -> any ContinuationSink {
+            unsafeDowncast(dispatcher, to: Sink.self)
+        }
+        return _openExistential(sinkType, do: view)
+    }
+
+    /// Looks `dispatcher`'s type up (once per type) and makes it the last one asked about.
+    @inline(never)
+    private static func remember(_ dispatcher: any Dispatcher, _ type: ObjectIdentifier) -> Entry {
+        let entry = entries.withLock { table -> Entry in
+            if let known = table[type] { return known }
+            let made = Entry(type: type, sink: (dispatcher as? any ContinuationSink).map { Swift.type(of: $0) })
+            table[type] = made
+            return made
+        }
+        // The table keeps the entry alive for good, so the word may refer to it unretained.
+        last.store(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()), ordering: .releasing)
+        return entry
     }
 }
 

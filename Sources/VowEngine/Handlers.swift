@@ -1,29 +1,249 @@
-/// What a promise keeps in one word: nothing, the one object it usually holds, or a rarer
-/// object that holds more (`HandlerList`, `Back`).
+/// The two words a promise shares between its pending and its settled state.
 ///
-/// One word, always a plain object reference (never a tagged enum payload): leak checkers
-/// (valgrind, LeakSanitizer) must see every object a live promise holds.
-@usableFromInline
-package protocol OneWordSlot {
-    /// `storage` as it is: nil, the usual object, or the holder of more.
-    init(_ storage: AnyObject?)
-}
+/// A pending promise needs its handler list and what it waits on (its upstream, or the
+/// rarely used `Extras`); a settled one needs its value (`StoredValue`'s bits and type) and
+/// nothing else. So `Core` keeps two raw words that change meaning when it settles:
+///
+/// | word | pending | settled |
+/// |---|---|---|
+/// | `handlersOrBits` | the handler list: 0, a `Continuation` or a `HandlerArray` (retained) | the value's bits |
+/// | `backOrType` | what it waits on: 0, the upstream `Core`, an `Extras`, or (a combinator's result) its `GatherState`, which holds the inputs (retained) | the value's type |
+///
+/// Each pending word is a plain object reference (retained by hand, never a tagged
+/// payload), so leak checkers (valgrind, LeakSanitizer) see every object a live promise
+/// holds. Everything here is called with the promise's lock held while it is pending;
+/// settling (`Core.settleAndSchedule`) takes both words out before it stores the value in
+/// them, and nothing puts an object back once the promise is settled.
+extension Core {
+    // MARK: The handler list (pending)
 
-extension OneWordSlot {
-    /// The empty slot.
+    /// True if a continuation is registered.
+    @inlinable @inline(__always)
+    package final var hasHandlers: Bool { handlersOrBits != 0 }
+
+    /// Appends `continuation` (the list holds it).
+    @inlinable @inline(__always)
+    package final func appendHandler(_ continuation: Continuation) {
+        let current = handlersOrBits
+        guard current != 0 else {
+            handlersOrBits = retainedWord(continuation)
+            return
+        }
+        if isInstance(current, of: HandlerArray.self) {
+            Unmanaged<HandlerArray>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+                ._withUnsafeGuaranteedRef { $0.items.append(continuation) }
+        } else {
+            // The word's reference to the first continuation moves into the array.
+            let first = unsafeDowncast(unretainedObject(current).takeRetainedValue(), to: Continuation.self)
+            handlersOrBits = retainedWord(HandlerArray([first, continuation]))
+        }
+    }
+
+    /// Moves the list out, leaving it empty.
+    @inlinable @inline(__always)
+    package final func takeHandlers() -> HandlerList {
+        let current = handlersOrBits
+        handlersOrBits = 0
+        return HandlerList(takingWord: current)
+    }
+
+    /// Puts `list` back into an empty slot (the slot takes over its reference).
+    @usableFromInline
+    package final func putHandlers(_ list: consuming HandlerList) {
+        handlersOrBits = list.storage.map(retainedWord) ?? 0
+    }
+
+    /// Removes every registration of `continuation`; true if there was one.
+    package final func removeHandler(_ continuation: Continuation) -> Bool {
+        var list = takeHandlers()
+        let found = list.remove(continuation)
+        putHandlers(list)
+        return found
+    }
+
+    /// True if the list is not empty and every registration is an adopter (see
+    /// `HandlerList.consistsOfAdopters`).
+    package final var handlersConsistOfAdopters: Bool {
+        let current = handlersOrBits
+        guard current != 0 else { return false }
+        if isInstance(current, of: HandlerArray.self) {
+            return Unmanaged<HandlerArray>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+                ._withUnsafeGuaranteedRef { $0.items.allSatisfy(HandlerList.isAdopter) }
+        }
+        return Unmanaged<Continuation>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+            ._withUnsafeGuaranteedRef(HandlerList.isAdopter)
+    }
+
+    /// Schedules `continuation`, registered on this promise, which has settled: a
+    /// combinator's registration is told which of its inputs settled (`GatherState`,
+    /// registered on many), every other continuation is scheduled.
+    @inline(__always)
+    final func scheduleSettled(_ continuation: Continuation) {
+        if let gather = GatherState.exactly(continuation) {
+            gather.inputSettled(self)
+        } else {
+            continuation.schedule()
+        }
+    }
+
+    // MARK: What it waits on (pending)
+
+    /// Sets the upstream of a new promise that waits on nothing yet.
+    @inlinable @inline(__always)
+    package final func setFirstUpstream(_ upstream: Core) {
+        backOrType = retainedWord(upstream)
+    }
+
+    /// Makes a new combinator result wait on the inputs of `state`, its registration.
+    final func setGathering(_ state: GatherState) {
+        backOrType = retainedWord(state)
+    }
+
+    /// The promise this one waits on (the source of its link, or the promise it adopted;
+    /// a combinator's first input).
+    @inline(__always)
+    package final var upstream: Core? {
+        let current = backOrType
+        guard current != 0 else { return nil }
+        if isInstance(current, of: Extras.self) {
+            return Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue().upstream
+        }
+        if _slowPath(isInstance(current, of: GatherState.self)) { return gatheredInputs(current).first }
+        return Unmanaged<Core>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+    }
+
+    /// The inputs of the `GatherState` a combinator result's back word holds.
+    final func gatheredInputs(_ word: UInt) -> [Core] {
+        Unmanaged<GatherState>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).takeUnretainedValue().inputs
+    }
+
+    /// Sets the upstream, returning the previous one (to be released outside the lock).
+    @usableFromInline
+    package final func replaceUpstream(with upstream: Core?) -> Core? {
+        if backOrType != 0, isInstance(backOrType, of: GatherState.self) { _ = extras() }
+        if let extras = existingExtras {
+            let previous = extras.upstream
+            extras.upstream = upstream
+            return previous
+        }
+        let current = backOrType
+        backOrType = upstream.map(retainedWord) ?? 0
+        guard current != 0 else { return nil }
+        return unsafeDowncast(unretainedObject(current).takeRetainedValue(), to: Core.self)
+    }
+
+    /// The extras, made if needed (pending promises only).
+    package final func extras() -> Extras {
+        if let extras = existingExtras { return extras }
+        let extras = Extras()
+        let current = backOrType
+        if current != 0 {
+            if isInstance(current, of: GatherState.self) {
+                // A combinator's result: its inputs move into the extras (the registration
+                // stays on them).
+                let inputs = gatheredInputs(current)
+                extras.upstream = inputs.first
+                extras.moreUpstreams = inputs.dropFirst()
+                unretainedObject(current).release()
+            } else {
+                // The word's reference to the upstream moves into the extras.
+                extras.upstream = unsafeDowncast(unretainedObject(current).takeRetainedValue(), to: Core.self)
+            }
+        }
+        backOrType = retainedWord(extras)
+        return extras
+    }
+
+    /// The extras if there are any.
     @inlinable
-    package static var none: Self { Self(nil) }
+    package final var existingExtras: Extras? {
+        let current = backOrType
+        guard current != 0 else { return nil }
+        // (Not a combinator's `GatherState` either.)
+        guard isInstance(current, of: Extras.self) else { return nil }
+        return Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+    }
+
+    /// After settling: lets go of the word of what the promise waited on (taken out under
+    /// the lock by `settleAndSchedule`): its upstream, or its extras and all they hold.
+    @inline(__always)
+    static func releaseBack(_ word: UInt) {
+        if word != 0 { unretainedObject(word).release() }
+    }
+
+    /// After settling by cancellation: what the promise waited on, as the upstreams to
+    /// carry the request to and the cancel handlers to run.
+    static func released(fromBack word: UInt) -> Released {
+        guard word != 0 else { return Released() }
+        let object = unretainedObject(word).takeRetainedValue()
+        if let extras = Extras.exactly(object) {
+            return Released(upstream: extras.upstream, moreUpstreams: extras.moreUpstreams,
+                            cancelHandlers: extras.cancelHandlers)
+        }
+        if let state = object as? GatherState {
+            return Released(upstream: state.inputs.first, moreUpstreams: state.inputs.dropFirst())
+        }
+        return Released(upstream: unsafeDowncast(object, to: Core.self))
+    }
+
+    /// Lets go of both words of a pending promise that is being freed: the handlers
+    /// without recursing down the chain, and (for a forwarded promise, the only one that
+    /// holds its upstream without being in its handler list) the upstream the same way.
+    @usableFromInline
+    final func releasePendingWords(forwarded: Bool) {
+        if hasHandlers { ThreadState.release(takeHandlers()) }
+        let current = backOrType
+        guard current != 0 else { return }
+        backOrType = 0
+        if forwarded {
+            // Moved into a list, never bound to a local that would drop it here (after the
+            // drain, by a recursion down the chain).
+            ThreadState.release(HandlerList(unretainedObject(current).takeRetainedValue()))
+        } else {
+            unretainedObject(current).release()
+        }
+    }
 }
 
-/// The continuations registered on a pending promise, in registration order. Most
-/// promises have one, which is stored directly; more go in a `HandlerArray`.
+/// A +1 reference to `object` as a word (see `Core.handlersOrBits`).
+@inlinable @inline(__always)
+func retainedWord(_ object: AnyObject) -> UInt {
+    UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())
+}
+
+/// True if the non-zero `word` refers to an object of exactly the class `type` (not a
+/// subclass): one load of the object's isa and a compare.
+@inlinable @inline(__always)
+func isInstance(_ word: UInt, of type: AnyClass) -> Bool {
+    UnsafeRawPointer(bitPattern: word)!.load(as: UnsafeRawPointer.self) == unsafeBitCast(type, to: UnsafeRawPointer.self)
+}
+
+/// The object a non-zero word refers to, not retained.
+@inlinable @inline(__always)
+func unretainedObject(_ word: UInt) -> Unmanaged<AnyObject> {
+    Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word)!)
+}
+
+/// A handler list moved out of a promise: nil, one `Continuation`, or a `HandlerArray`.
+/// Most promises have one handler, which is stored directly. Owned: it holds its
+/// continuations until it is dropped or scheduled.
 @usableFromInline
-package struct HandlerList: OneWordSlot {
+package struct HandlerList {
     /// nil, a `Continuation`, or a `HandlerArray`.
     @usableFromInline var storage: AnyObject?
 
     @inlinable
     package init(_ storage: AnyObject?) { self.storage = storage }
+
+    /// The list a pending promise's word held (a +1 reference or 0), taking it over.
+    @inlinable @inline(__always)
+    init(takingWord word: UInt) {
+        storage = word == 0 ? nil : unretainedObject(word).takeRetainedValue()
+    }
+
+    /// The empty list.
+    @inlinable
+    package static var none: HandlerList { HandlerList(nil) }
 
     @inlinable
     package var isEmpty: Bool { storage == nil }
@@ -56,22 +276,15 @@ package struct HandlerList: OneWordSlot {
         return true
     }
 
-    /// Moves the list out, leaving it empty.
-    @inlinable
-    package mutating func take() -> HandlerList {
-        let taken = self
-        storage = nil
-        return taken
-    }
-
-    /// Schedules every continuation, in order. Called outside every lock.
-    @inlinable
-    package consuming func scheduleAll() {
+    /// Schedules every continuation, in order, after `source` (the promise that held the
+    /// list) settled. Called outside every lock.
+    @inline(__always)
+    consuming func scheduleAll(after source: Core) {
         guard let current = storage else { return }
         if let array = HandlerArray.exactly(current) {
-            for continuation in array.items { continuation.schedule() }
+            for continuation in array.items { source.scheduleSettled(continuation) }
         } else {
-            unsafeDowncast(current, to: Continuation.self).schedule()
+            source.scheduleSettled(unsafeDowncast(current, to: Continuation.self))
         }
     }
 
@@ -127,83 +340,19 @@ package final class HandlerArray {
     }
 }
 
-/// What a pending promise holds besides its handlers: the promise it waits on, or (rarely)
-/// an `Extras` object that holds it with the rest.
-@usableFromInline
-package struct Back: OneWordSlot {
-    /// nil, the upstream `Core`, or an `Extras`.
-    @usableFromInline var storage: AnyObject?
-
-    @inlinable
-    package init(_ storage: AnyObject?) { self.storage = storage }
-
-    /// Just an upstream.
-    @inlinable
-    package static func one(_ upstream: Core) -> Back { Back(upstream) }
-
-    /// The promise this one waits on (the source of its link, or the promise it adopted).
-    @inlinable
-    package var upstream: Core? {
-        guard let current = storage else { return nil }
-        if let extras = Extras.exactly(current) { return extras.upstream }
-        return unsafeDowncast(current, to: Core.self)
-    }
-
-    /// Sets the upstream, returning the previous one (to be released outside the lock).
-    @inlinable
-    package mutating func replaceUpstream(with upstream: Core?) -> Core? {
-        if let extras = existingExtras {
-            let previous = extras.upstream
-            extras.upstream = upstream
-            return previous
-        }
-        let previous = storage.map { unsafeDowncast($0, to: Core.self) }
-        storage = upstream
-        return previous
-    }
-
-    /// The extras, made if needed.
-    package mutating func extras() -> Extras {
-        if let extras = existingExtras { return extras }
-        let extras = Extras()
-        extras.upstream = storage.map { unsafeDowncast($0, to: Core.self) }
-        storage = extras
-        return extras
-    }
-
-    /// The extras if there are any.
-    @inlinable
-    package var existingExtras: Extras? {
-        storage.flatMap(Extras.exactly)
-    }
-
-    /// On settling: lets go of the upstreams and cancel handlers (the caller releases them
-    /// outside the lock, or carries a cancellation on); keeps the rest of the extras.
-    @inlinable
-    package mutating func takeOnSettle() -> Released {
-        guard let current = storage else { return Released() }
-        if let extras = Extras.exactly(current) { return extras.takeOnSettle() }
-        storage = nil
-        return Released(upstream: unsafeDowncast(current, to: Core.self))
-    }
-}
-
-/// Rarely used state of a promise, out of line so a plain promise stays small.
+/// Rarely used state of a pending promise, out of line so a plain promise stays small.
+/// It goes when the promise settles (see `Core.releaseBack`).
 @usableFromInline package final class Extras {
     /// The promise this one waits on.
     @usableFromInline package var upstream: Core?
-    /// More promises it waits on (combinators wait on many).
-    @usableFromInline package var moreUpstreams: [Core] = []
+    /// More promises it waits on (combinators wait on many: the rest of their inputs,
+    /// sharing the inputs' array).
+    @usableFromInline package var moreUpstreams: ArraySlice<Core> = []
     /// The producer's cancel handlers (registered through the resolver of each face).
     @usableFromInline package var cancelHandlers: [Continuation] = []
     /// The serial dispatcher whose job will settle this promise (thenable assimilation),
     /// for deadlock detection.
     @usableFromInline package var settler: ObjectIdentifier?
-    /// What a face keeps with this promise (the C face: the C forms of its value and
-    /// error, so every read hands out the same handle).
-    @usableFromInline package var faceCache: AnyObject?
-    /// Where the promise was made (debug mode).
-    @usableFromInline package var debug: DebugRecord?
     /// The starter of a lazy promise that has not started (see `Core+Lazy.swift`).
     package var lazyStart: LazyStart?
 
@@ -215,27 +364,17 @@ package struct Back: OneWordSlot {
         guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(Extras.self) else { return nil }
         return unsafeDowncast(object, to: Extras.self)
     }
-
-    @usableFromInline
-    func takeOnSettle() -> Released {
-        let released = Released(upstream: upstream, moreUpstreams: moreUpstreams, cancelHandlers: cancelHandlers)
-        upstream = nil
-        moreUpstreams = []
-        cancelHandlers = []
-        settler = nil
-        return released
-    }
 }
 
 /// What a promise lets go of when it settles: released by the caller outside the lock, or,
 /// for a cancellation, the upstreams to carry it to and the cancel handlers to run.
 @usableFromInline package struct Released {
     @usableFromInline package var upstream: Core?
-    @usableFromInline package var moreUpstreams: [Core] = []
+    @usableFromInline package var moreUpstreams: ArraySlice<Core> = []
     @usableFromInline package var cancelHandlers: [Continuation] = []
 
     @inlinable
-    package init(upstream: Core? = nil, moreUpstreams: [Core] = [], cancelHandlers: [Continuation] = []) {
+    package init(upstream: Core? = nil, moreUpstreams: ArraySlice<Core> = [], cancelHandlers: [Continuation] = []) {
         self.upstream = upstream
         self.moreUpstreams = moreUpstreams
         self.cancelHandlers = cancelHandlers
@@ -243,7 +382,7 @@ package struct Back: OneWordSlot {
 
     /// Every upstream.
     @usableFromInline package var upstreams: [Core] {
-        guard let upstream else { return moreUpstreams }
+        guard let upstream else { return Array(moreUpstreams) }
         return [upstream] + moreUpstreams
     }
 }

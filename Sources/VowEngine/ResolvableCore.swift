@@ -23,9 +23,9 @@ package final class ResolvableCore: Core, @unchecked Sendable {
     @usableFromInline let resolverReferences = Atomic<UInt32>(1)
 
     /// Where `resolverTag` lies: right after `Core`'s stored properties (the object header,
-    /// `tag` and `word`, `handlers`, `back`, `bits`, `valueType`: seven words on 64-bit
-    /// platforms). Checked in debug builds and by a test.
-    @inlinable package static var resolverTagOffset: Int { 7 * MemoryLayout<UInt>.size }
+    /// `tag` and `word`, `handlersOrBits`, `backOrType`: five words on 64-bit platforms).
+    /// Checked in debug builds and by a test. The object is 48 bytes.
+    @inlinable package static var resolverTagOffset: Int { 5 * MemoryLayout<UInt>.size }
 
     /// From the start of the object to its resolver handle.
     @inlinable static var resolverHandleOffset: Int { resolverTagOffset - Continuation.tagOffset }

@@ -139,6 +139,21 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         withExtendedLifetime(previous) {}
     }
 
+    /// How a link on `dispatcher` runs without holding it: `.onLibraryQueue` for the
+    /// library's queue (and the `.default` placeholder while it stands for it),
+    /// `.onInline` for `.inline`; empty for every other dispatcher (the link holds it).
+    /// Exact type checks, as in `resolve`.
+    @inlinable @inline(__always)
+    package static func linkPlacement(for dispatcher: any Dispatcher) -> Flags {
+        let type = ObjectIdentifier(Swift.type(of: dispatcher))
+        if type == ObjectIdentifier(DefaultDispatcher.self) {
+            return hasCustomDefault.isSet ? [] : .onLibraryQueue
+        }
+        if type == ObjectIdentifier(InlineDispatcher.self) { return .onInline }
+        if type == ObjectIdentifier(SerialDispatcher.self), dispatcher === librarySerial { return .onLibraryQueue }
+        return []
+    }
+
     /// Resolves the `.default` placeholder to the dispatcher callbacks will really use, at
     /// registration time.
     @inlinable

@@ -10,7 +10,8 @@ import Glibc
 /// by storing the new flags. Readers that only need a flag (`isPending`) load the word
 /// without locking: flags only ever go from clear to set, except `locked` and `forwarded`
 /// (cleared when a forwarded promise rejoins; observers check it through
-/// `Core.observedFlags`).
+/// `Core.observedFlags`). A link's dispatcher flags (`onLibraryQueue`, `onInline`) are set
+/// when it is made and never change.
 @usableFromInline package struct Flags: OptionSet, Sendable {
     @usableFromInline package let rawValue: UInt32
     @usableFromInline package init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -43,14 +44,25 @@ import Glibc
     @inlinable package static var lazy: Flags { Flags(rawValue: 1 << 11) }
     /// Bits 12 and 13: how the stored value is kept (`StoredValue.Storage`), once settled.
     @inlinable package static var storageShift: UInt32 { 12 }
+    /// A face keeps a cache for this settled promise in `FaceCaches`.
+    @inlinable package static var faceCached: Flags { Flags(rawValue: 1 << 14) }
+    /// A link was handed to its dispatcher (it is handed over once).
+    @inlinable package static var scheduled: Flags { Flags(rawValue: 1 << 15) }
+    /// A link runs on the library's own serial queue (`Dispatchers.librarySerial`), which
+    /// it therefore needs no word to name (see `Link`).
+    @inlinable package static var onLibraryQueue: Flags { Flags(rawValue: 1 << 16) }
+    /// A link runs inline (on `InlineDispatcher`), likewise.
+    @inlinable package static var onInline: Flags { Flags(rawValue: 1 << 17) }
 
     /// `settled` and `rejected` (one constant: an option-set array literal costs a static
     /// array on every use).
     @inlinable package static var settledOrRejected: Flags { Flags(rawValue: settled.rawValue | rejected.rawValue) }
     /// `settled` and `forwarded`.
     @inlinable package static var settledOrForwarded: Flags { Flags(rawValue: settled.rawValue | forwarded.rawValue) }
-    /// `rejected` and `debugged` (the rare cases of freeing a settled promise).
-    @inlinable package static var rejectedOrDebugged: Flags { Flags(rawValue: rejected.rawValue | debugged.rawValue) }
+    /// `rejected`, `debugged` and `faceCached` (the rare cases of freeing a settled promise).
+    @inlinable package static var rareWhenFreed: Flags {
+        Flags(rawValue: rejected.rawValue | debugged.rawValue | faceCached.rawValue)
+    }
     /// `hadHandlers` and `handled`.
     @inlinable package static var handledSomehow: Flags { Flags(rawValue: hadHandlers.rawValue | handled.rawValue) }
 

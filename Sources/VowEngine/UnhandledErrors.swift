@@ -29,10 +29,9 @@ package protocol UnhandledDescribable {
 
     private static let sink = Locked<SinkBox?>(nil)
 
-    /// Reports `error`, the rejection of `promise`, which is being freed (so it is not
-    /// retained here: only its debug record is read).
-    static func report(_ error: any Error, from promise: Core) {
-        let record = promise.debugRecord
+    /// Reports `error`, the rejection of a promise that is being freed, made where
+    /// `record` says (debug mode).
+    static func report(_ error: any Error, _ record: DebugRecord?) {
         // The box is copied (retained) under the setting's lock: a replacement on another
         // thread cannot free it while this report uses it.
         let current = sink.withLock { $0 }

@@ -18,7 +18,7 @@ private func sizing(_ workload: Workload) -> (scale: Double, factor: BenchmarkSc
     switch workload {
     case .createThenResolve: return (0.1, .kilo, 2_000)      // 1,000 ops
     case .chain1k: return (0.05, .kilo, 2_000)               // one chain of 1,000
-    case .fanIn: return (1, .one, 200)                       // one fan-in of 10,000
+    case .fanIn, .fanInPending: return (1, .one, 200)        // one fan-in of 10,000
     case .deepChain: return (1, .mega, 7)                    // 1,000,000 links
     case .hop: return (0.1, .kilo, 2_000)                    // 1,000 ops
     }

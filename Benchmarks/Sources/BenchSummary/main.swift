@@ -32,7 +32,9 @@ while let argument = arguments.popFirst() {
     case "--only": only = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--callgrind": callgrindDirectory = arguments.popFirst()
     default:
-        print("usage: BenchSummary [--runs N] [--scale X] [--callgrind DIR] [--only \((Workload.allCases.map(\.rawValue) + [NIODispatcherChain.name, AdoptionLoop.name, "memory"]).joined(separator: ","))]")
+        let names = Workload.allCases.map(\.rawValue) + [NIODispatcherChain.name, AdoptionLoop.name]
+            + ServerWorkload.allCases.map(\.rawValue) + ["memory"]
+        print("usage: BenchSummary [--runs N] [--scale X] [--callgrind DIR] [--only \(names.joined(separator: ","))]")
         exit(2)
     }
 }
@@ -299,6 +301,61 @@ if only == nil || only!.contains(AdoptionLoop.name) {
     print("|---|---:|")
     print("| Vow .default / nio embedded flatMap | \(ratio(median(perStep[.vow]), nio)) |")
     print("| Vow C default / nio embedded flatMap | \(ratio(median(perStep[.c]), nio)) |")
+}
+
+// Bluebird's server benchmarks (doxbee, parallel): each program, per request; the memory
+// they hold is measured apart, by ServerMemory (summary.sh runs it next).
+let serverWorkloads = ServerWorkload.allCases.filter { only == nil || only!.contains($0.rawValue) }
+if !serverWorkloads.isEmpty {
+    var perRequest: [ServerWorkload: [ServerSide: Double]] = [:]
+    var cells: [ServerWorkload: [String]] = [:]
+    for workload in serverWorkloads {
+        var figures: [ServerSide: [Double]] = [:]
+        var allocations: [ServerSide: [Double]] = [:]
+        var skipped: [ServerSide: String] = [:]
+        let requests = Double(workload.requests(scale: scale))
+        // Under callgrind too, the median of 3 runs: how much work malloc does depends on
+        // the state of its heap, which the runs before leave a little different.
+        for round in 0...Swift.max(runs, 3) {
+            for side in ServerSide.allCases where skipped[side] == nil {
+                do {
+                    let trial = try makeServerTrial(workload, side, scale: scale)
+                    let (figure, allocated) = run(trial, ops: requests, "\(workload.rawValue) \(side.rawValue)")
+                    if round == 0 { continue }
+                    figures[side, default: []].append(figure)
+                    allocations[side, default: []].append(allocated)
+                } catch {
+                    skipped[side] = error.description
+                }
+            }
+        }
+        for side in ServerSide.allCases {
+            if let why = skipped[side] {
+                cells[workload, default: []].append(why)
+            } else {
+                perRequest[workload, default: [:]][side] = median(figures[side])
+                cells[workload, default: []].append("\(format(median(figures[side]))) (\(format(median(allocations[side]), digits: 1)))")
+            }
+        }
+    }
+    let unit = callgrindDirectory != nil ? "instructions per request" : "ns per request (median of \(runs))"
+    print("\nServer workloads (Bluebird's doxbee and parallel, \(ServerWorkload.doxbee.requests(scale: scale)) requests in flight): \(unit); in parallel, allocations per request.\n")
+    print("| workload | " + ServerSide.allCases.map(\.rawValue).joined(separator: " | ") + " |")
+    print("|---|" + ServerSide.allCases.map { _ in "---:" }.joined(separator: "|") + "|")
+    for workload in serverWorkloads {
+        print("| \(workload.rawValue) | " + cells[workload]!.joined(separator: " | ") + " |")
+    }
+    let pairs: [(String, ServerSide, ServerSide)] = [
+        ("Vow / callbacks, Swift (target: at most 1.25x)", .vow, .swiftCallbacks),
+        ("Vow / callbacks, C (target: at most 1.25x)", .cVow, .cCallbacks),
+        ("swift-nio / callbacks, Swift", .nio, .swiftCallbacks),
+        ("Vow / swift-nio", .vow, .nio),
+    ]
+    print("\n| ratio | " + serverWorkloads.map(\.rawValue).joined(separator: " | ") + " |")
+    print("|---|" + serverWorkloads.map { _ in "---:" }.joined(separator: "|") + "|")
+    for (title, a, b) in pairs {
+        print("| \(title) | " + serverWorkloads.map { ratio(perRequest[$0]?[a], perRequest[$0]?[b]) }.joined(separator: " | ") + " |")
+    }
 }
 
 if only == nil || only!.contains("memory") {

@@ -47,6 +47,19 @@ enum BoxWorkloads {
                 expect(result, ops, "sum of inputs")
             })
 
+        case .fanInPending:
+            var result = 0
+            return Trial(run: {
+                var boxes: [Box] = []
+                boxes.reserveCapacity(ops)
+                for _ in 0..<ops { boxes.append(Box(queue: queue)) }
+                let all = Box.all(boxes, queue: queue)
+                for box in boxes { box.resolve(1) }
+                result = all.wait()
+            }, finish: {
+                expect(result, ops, "sum of inputs")
+            })
+
         case .deepChain:
             guard queued else { throw .recursive }
             var result = 0

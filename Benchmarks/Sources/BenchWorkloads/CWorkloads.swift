@@ -15,6 +15,7 @@ enum CWorkloads {
         case .createThenResolve: number = 0; expected = 1
         case .chain1k: number = 1; expected = Swift.max(1, ops / 1_000)
         case .fanIn: number = 2; expected = ops
+        case .fanInPending: number = 5; expected = ops
         case .deepChain: number = 3; expected = 1
         case .hop: number = 4; expected = 1
         }

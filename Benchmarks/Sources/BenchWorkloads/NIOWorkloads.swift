@@ -61,6 +61,19 @@ enum NIOWorkloads {
                 expect(result, ops, "values in the fan-in")
             })
 
+        case .fanInPending:
+            var result = 0
+            return Trial(run: {
+                var promises: [EventLoopPromise<Int>] = []
+                promises.reserveCapacity(ops)
+                for _ in 0..<ops { promises.append(loop.makePromise(of: Int.self)) }
+                let all = EventLoopFuture.whenAllSucceed(promises.map(\.futureResult), on: loop).map(\.count)
+                for promise in promises { promise.succeed(1) }
+                result = value(of: all)
+            }, finish: {
+                expect(result, ops, "values in the fan-in")
+            })
+
         case .deepChain:
             var result = 0
             return Trial(run: {
@@ -130,6 +143,22 @@ enum NIOWorkloads {
                     futures.reserveCapacity(ops)
                     for _ in 0..<ops { futures.append(loop.makeSucceededFuture(1)) }
                     return EventLoopFuture.whenAllSucceed(futures, on: loop)
+                }.wait()
+                result = try! all.wait().count
+            }, finish: {
+                expect(result, ops, "values in the fan-in")
+            })
+
+        case .fanInPending:
+            var result = 0
+            return Trial(run: {
+                let all = try! loop.submit { () -> EventLoopFuture<[Int]> in
+                    var promises: [EventLoopPromise<Int>] = []
+                    promises.reserveCapacity(ops)
+                    for _ in 0..<ops { promises.append(loop.makePromise(of: Int.self)) }
+                    let all = EventLoopFuture.whenAllSucceed(promises.map(\.futureResult), on: loop)
+                    for promise in promises { promise.succeed(1) }
+                    return all
                 }.wait()
                 result = try! all.wait().count
             }, finish: {

@@ -49,6 +49,26 @@ enum VowWorkloads {
                 expect(result, ops, "values in the fan-in")
             })
 
+        case .fanInPending:
+            guard !inline else { throw .notApplicable }
+            var result = 0
+            return Trial(run: {
+                var promises: [Promise<Int>] = []
+                var resolvers: [Resolver<Int>] = []
+                promises.reserveCapacity(ops)
+                resolvers.reserveCapacity(ops)
+                for _ in 0..<ops {
+                    let (promise, resolver) = Promise<Int>.pending()
+                    promises.append(promise)
+                    resolvers.append(resolver)
+                }
+                let all = when(fulfilled: promises)
+                for resolver in resolvers { resolver.fulfill(1) }
+                result = (try? all.wait())?.count ?? -1
+            }, finish: {
+                expect(result, ops, "values in the fan-in")
+            })
+
         case .deepChain:
             var result = 0
             return Trial(run: {

@@ -11,6 +11,9 @@ public enum Workload: String, CaseIterable, Sendable {
     case chain1k = "chain-1k"
     /// `when` over 10,000 resolved promises, waited for.
     case fanIn = "fan-in-10k"
+    /// `when` over 10,000 pending promises, each resolved after the `when` was made,
+    /// waited for: making the inputs, registering on them and settling them counts.
+    case fanInPending = "fan-in-pending-10k"
     /// 1,000,000 links built on a pending promise, then the head is resolved.
     case deepChain = "deep-chain-1m"
     /// Promises whose handlers run on a serial queue, resolved from another thread.
@@ -21,7 +24,7 @@ public enum Workload: String, CaseIterable, Sendable {
         switch self {
         case .createThenResolve, .hop: return "ns/op"
         case .chain1k, .deepChain: return "ns/link"
-        case .fanIn: return "ns/input"
+        case .fanIn, .fanInPending: return "ns/input"
         }
     }
 
@@ -30,6 +33,7 @@ public enum Workload: String, CaseIterable, Sendable {
         case .createThenResolve: return "create → then → resolve → handler ran"
         case .chain1k: return "chain of 1,000 links on a resolved promise"
         case .fanIn: return "fan-in: when() over 10,000 resolved promises"
+        case .fanInPending: return "fan-in: when() over 10,000 pending promises, then each resolved"
         case .deepChain: return "1,000,000-link chain built pending, then resolved"
         case .hop: return "cross-thread hop: resolved on thread A, handler on a serial queue"
         }
@@ -41,7 +45,7 @@ public enum Workload: String, CaseIterable, Sendable {
         switch self {
         case .createThenResolve: base = 10_000
         case .chain1k: return Swift.max(1, Int(20 * scale)) * 1_000   // 20 chains of 1,000
-        case .fanIn: base = 10_000            // one fan-in of 10,000
+        case .fanIn, .fanInPending: base = 10_000            // one fan-in of 10,000
         case .deepChain: base = 1_000_000
         case .hop: base = 10_000
         }
@@ -108,7 +112,8 @@ public func skipReason(_ workload: Workload, _ impl: Impl) -> Skip? {
     switch (workload, impl) {
     case (.deepChain, .boxInline): return .recursive
     case (.hop, .boxInline), (.hop, .nioEmbedded), (.hop, .vowInline), (.hop, .cInline): return .notApplicable
-    case (.fanIn, .vowInline), (.fanIn, .cInline): return .notApplicable
+    case (.fanIn, .vowInline), (.fanIn, .cInline), (.fanInPending, .vowInline), (.fanInPending, .cInline):
+        return .notApplicable
     default: return nil
     }
 }

@@ -33,7 +33,7 @@
 #pragma weak vow_when
 #pragma weak vow_value_promise
 
-enum { W_CREATE = 0, W_CHAIN = 1, W_FANIN = 2, W_DEEP = 3, W_HOP = 4 };
+enum { W_CREATE = 0, W_CHAIN = 1, W_FANIN = 2, W_DEEP = 3, W_HOP = 4, W_FANIN_PENDING = 5 };
 
 struct cvb_trial {
     int workload;
@@ -85,7 +85,7 @@ static long wait_int(vow_promise *p, int as_count) {
 
 cvb_trial *cvb_prepare(int workload, int inline_mode, long ops) {
     if (!cvb_available()) return NULL;
-    if (inline_mode && (workload == W_FANIN || workload == W_HOP)) return NULL;
+    if (inline_mode && (workload == W_FANIN || workload == W_HOP || workload == W_FANIN_PENDING)) return NULL;
     cvb_trial *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->workload = workload;
@@ -153,6 +153,22 @@ void cvb_run(cvb_trial *t) {
         vow_promise_release(all);
         for (long i = 0; i < t->ops; i++) vow_promise_release(ps[i]);
         free(ps);
+        break;
+    }
+    case W_FANIN_PENDING: {
+        vow_promise **ps = malloc((size_t)t->ops * sizeof *ps);
+        vow_resolver **rs = malloc((size_t)t->ops * sizeof *rs);
+        for (long i = 0; i < t->ops; i++) ps[i] = vow_promise_pending(&rs[i]);
+        vow_promise *all = vow_when(ps, (size_t)t->ops);
+        for (long i = 0; i < t->ops; i++) {
+            vow_resolver_fulfill(rs[i], t->one);
+            vow_resolver_release(rs[i]);
+        }
+        t->result = wait_int(all, 1);
+        vow_promise_release(all);
+        for (long i = 0; i < t->ops; i++) vow_promise_release(ps[i]);
+        free(ps);
+        free(rs);
         break;
     }
     case W_DEEP: {

@@ -87,8 +87,8 @@ func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutable
     // A link on a promise that is already fulfilled: scheduled on `d` at once, and, like
     // every link, cancelled (its destroy run) if `d` drops it or the promise is cancelled
     // first.
-    return VowValue.nullPromise.link(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context),
-                                     at: site).retainedHandle
+    return VowValue.nullPromise.linkOnSettled(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context),
+                                              at: site).retainedHandle
 }
 
 // Bounded concurrency: `vow_when_limited`, `vow_join_limited` and their `_on` forms, over the

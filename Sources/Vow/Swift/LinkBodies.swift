@@ -33,6 +33,35 @@ struct MapBody<T: Sendable, U: Sendable>: LinkBody {
     mutating func dispose() { transform = nil }
 }
 
+/// `Promise(on:work:)`: `work`'s result, on a link of `Core.settledVoid` (so the promise
+/// is one link: it never runs if cancelled first, and is cancelled if its dispatcher
+/// drops it).
+@usableFromInline
+struct WorkBody<U: Sendable>: LinkBody {
+    @usableFromInline var work: (@Sendable () throws -> U)?
+
+    @inlinable
+    init(_ work: @escaping @Sendable () throws -> U) { self.work = work }
+
+    @usableFromInline
+    func run(from source: Core?, settling link: Core) {
+        guard source != nil, let work else { return }
+        do {
+            link.fulfil(try work())
+        } catch {
+            link.reject(error)
+        }
+    }
+
+    @inlinable
+    mutating func dispose() { work = nil }
+}
+
+extension Core {
+    /// A promise fulfilled with `()`, shared: the source of `Promise(on:work:)`'s links.
+    @usableFromInline static let settledVoid = Core(fulfilled: ())
+}
+
 /// `then { T -> Promise<U> }` (flatMap): the link adopts the returned promise.
 @usableFromInline
 struct AdoptBody<T: Sendable, U: Sendable>: LinkBody {

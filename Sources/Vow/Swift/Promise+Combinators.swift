@@ -6,9 +6,12 @@
 /// Waits for every promise to fulfil: fulfils with their values in input order. The first
 /// rejection rejects the result with that same error (the other inputs keep running).
 /// No promises: fulfils with `[]`.
+/// (Inlinable: specialized for `T` where it is called, gathering the inputs and their
+/// values costs no generic lookups per input.)
+@inlinable
 public func when<T>(fulfilled promises: [Promise<T>],
                     file: StaticString = #fileID, line: UInt = #line) -> Promise<[T]> {
-    Promise(core: Core.all(promises.map(\.core)) { inputs in
+    Promise(core: Core.all(promises.map { $0.core }) { inputs in
         StoredValue(try inputs.map { try $0.typedValue(T.self) })
     }.made(at: .source(file, line)))
 }
@@ -22,9 +25,11 @@ public func when<T>(fulfilled promises: Promise<T>...,
 }
 
 /// Waits for every promise to settle; never rejects. Each rejection counts as handled.
+/// (Inlinable, as `when(fulfilled:)`.)
+@inlinable
 public func when<T>(resolved promises: [Promise<T>],
                     file: StaticString = #fileID, line: UInt = #line) -> Promise<[Result<T, any Error>]> {
-    Promise(core: Core.allSettled(promises.map(\.core)) { inputs in
+    Promise(core: Core.allSettled(promises.map { $0.core }) { inputs in
         StoredValue(inputs.map { input -> Result<T, any Error> in
             if let error = input.error { return .failure(unboxError(error)) }
             return Result { try input.typedValue(T.self) }
@@ -71,7 +76,11 @@ public func any<T>(_ promises: Promise<T>...,
 
 // MARK: Tuples
 
+// (Inlinable, as `when(fulfilled:)`: specialized where called, the gathered tuple is made
+// without generic lookups.)
+
 /// Waits for two promises of different types.
+@inlinable
 public func when<A, B>(fulfilled a: Promise<A>, _ b: Promise<B>,
                        file: StaticString = #fileID, line: UInt = #line) -> Promise<(A, B)> {
     Promise(core: Core.all([a.core, b.core]) { v in
@@ -80,6 +89,7 @@ public func when<A, B>(fulfilled a: Promise<A>, _ b: Promise<B>,
 }
 
 /// Waits for three promises of different types.
+@inlinable
 public func when<A, B, C>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>,
                           file: StaticString = #fileID, line: UInt = #line) -> Promise<(A, B, C)> {
     Promise(core: Core.all([a.core, b.core, c.core]) { v in
@@ -88,6 +98,7 @@ public func when<A, B, C>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise
 }
 
 /// Waits for four promises of different types.
+@inlinable
 public func when<A, B, C, D>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>,
                              _ d: Promise<D>,
                              file: StaticString = #fileID, line: UInt = #line) -> Promise<(A, B, C, D)> {
@@ -98,6 +109,7 @@ public func when<A, B, C, D>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Prom
 }
 
 /// Waits for five promises of different types.
+@inlinable
 public func when<A, B, C, D, E>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>,
                                 _ d: Promise<D>, _ e: Promise<E>,
                                 file: StaticString = #fileID, line: UInt = #line) -> Promise<(A, B, C, D, E)> {

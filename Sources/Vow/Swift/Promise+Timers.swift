@@ -11,14 +11,12 @@ extension Promise {
     /// Makes a promise of `work`'s result, run on `dispatcher` (default: the background
     /// pool). Cancelling the promise before `work` starts means it never starts; if the
     /// dispatcher drops the work, the promise is cancelled.
+    @inlinable
     public init(on dispatcher: any Dispatcher = .background, file: StaticString = #fileID, line: UInt = #line,
                 work: @escaping @Sendable () throws -> T) {
-        let core = Core().made(at: .source(file, line))
-        self.init(core: core)
-        submitContinuation(ClosureJob({
-            guard core.isPending else { return }
-            core.settle { try work() }
-        }, onDrop: { core.cancel() }), to: Dispatchers.resolve(dispatcher))
+        // One link on a shared settled promise: it runs `work` on `dispatcher`, never if
+        // cancelled first, and is cancelled if the dispatcher drops it.
+        self.init(core: Core.settledVoid.linkOnSettled(on: dispatcher, WorkBody(work), at: .source(file, line)))
     }
 
     /// Settles like this promise unless `seconds` pass first; then rejects with

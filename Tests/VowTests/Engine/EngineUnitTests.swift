@@ -1,6 +1,12 @@
+import Dispatch
+import Synchronization
 import Testing
 @testable import Vow
 @testable import VowEngine
+
+/// glibc's `malloc_usable_size` (malloc.h is not part of the Glibc module).
+@_silgen_name("malloc_usable_size")
+private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer) -> Int
 
 /// Unit tests of the engine's building blocks, below the promise API: the state word's
 /// flags, the one-word value storage, the report line, and the layout the C face relies on.
@@ -14,6 +20,8 @@ struct EngineUnitTests {
         ("cancelled", .cancelled), ("hadHandlers", .hadHandlers), ("handled", .handled),
         ("resolverUsed", .resolverUsed), ("adopting", .adopting), ("bodyTaken", .bodyTaken),
         ("forwarded", .forwarded), ("debugged", .debugged), ("lazy", .lazy),
+        ("faceCached", .faceCached), ("scheduled", .scheduled), ("onLibraryQueue", .onLibraryQueue),
+        ("onInline", .onInline),
     ]
 
     @Test("flags are single bits, pairwise disjoint, and clear of the storage field")
@@ -143,6 +151,125 @@ struct EngineUnitTests {
         #expect(cut.utf8.count - "…".utf8.count == 1022)
         // An escape is never split either.
         #expect(ReportLine.escaped("ab\n", limit: 3) == "ab…")
+    }
+
+    // MARK: Sizes (the pending-memory budget of scripts/check-allocations.sh)
+
+    /// The bytes malloc sets aside for an object that `make` makes (its usable size: what
+    /// the budget counts): the smallest of 64 made at once. (glibc may hand out a block a
+    /// little larger than asked for when the rest of a free block would be too small to
+    /// keep, so one object alone can read larger; of 64, some come from an exact fit. The
+    /// sanitizers' allocators report the size asked for, which is at most glibc's figure:
+    /// hence the budgets below are upper bounds.)
+    static func heapBytes(_ make: () -> AnyObject) -> Int {
+        let objects = (0..<64).map { _ in make() }
+        return objects.map { mallocUsableSize(Unmanaged.passUnretained($0).toOpaque()) }.min()!
+    }
+
+    @Test("a promise takes at most 40 bytes pending or settled, 56 with its resolver inside; a link with a closure 56 on the library's queue or inline, 72 on another dispatcher")
+    func objectSizes() throws {
+        func within(_ budget: Int, _ make: () -> AnyObject) -> Bool {
+            let bytes = Self.heapBytes(make)
+            return bytes > 16 && bytes <= budget
+        }
+        #expect(within(40) { Core() })
+        #expect(within(40) { Core(fulfilled: 1) })
+        #expect(within(40) { Core(fulfilled: "a string too long for one word") })
+        #expect(within(56) {
+            let withResolver = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue)
+            ResolvableCore.releaseResolver(of: .passUnretained(withResolver))
+            return withResolver
+        })
+
+        let source = Core()
+        let body = { ClosureBody { source, link in if let source { link.settle(like: source) } } }
+        // (`.default` stands for the library's queue unless a test running in parallel
+        // replaced the default: the allocations stage measures it.)
+        let elsewhere = SerialDispatcher()
+        #expect(within(56) { source.link(on: Dispatchers.librarySerial, body()) })
+        #expect(within(56) { source.link(on: .inline, body()) })
+        #expect(within(72) { source.link(on: elsewhere, body()) })
+
+        let onLibraryQueue = source.link(on: Dispatchers.librarySerial, body())
+        let onInline = source.link(on: .inline, body())
+        let onOther = source.link(on: elsewhere, body())
+        #expect(onLibraryQueue.flags.contains(.onLibraryQueue))
+        #expect(onInline.flags.contains(.onInline))
+        #expect(onOther.flags.isDisjoint(with: [.onLibraryQueue, .onInline]))
+
+        // Each still runs where it was placed.
+        source.fulfil(7)
+        for link in [onLibraryQueue, onInline, onOther] {
+            #expect(link.waitUntilSettled(timeout: 10))
+            #expect(link.value(as: Int.self) == 7)
+        }
+    }
+
+    // MARK: A combinator's result
+
+    @Test("a combinator's result waits on its inputs through its registration; a cancel handler moves them into extras, and cancelling it still reaches every input")
+    func combinatorResultUpstreams() {
+        func upstream(of promise: Core) -> Core? {
+            let flags = promise.lock()
+            defer { promise.unlock(flags) }
+            return promise.upstream
+        }
+        let a = Core()
+        let b = Core()
+        let result = Core.all([a, b]) { _ in StoredValue(0) }
+        #expect(upstream(of: result) === a)
+        #expect(result.existingExtras == nil)
+        let handled = Counter()
+        result.onCancel { handled.increment() }
+        #expect(result.existingExtras != nil)
+        #expect(upstream(of: result) === a)
+        result.cancel()
+        #expect(a.wasCancelled)
+        #expect(b.wasCancelled)
+        #expect(eventually { handled.value == 1 })
+
+        // Without extras: cancelling the result of a race reaches both inputs too.
+        let c = Core()
+        let d = Core()
+        let raced = Core.race([c, d], emptyError: EngineError.cancelled)
+        raced.cancel()
+        #expect(c.wasCancelled)
+        #expect(d.wasCancelled)
+    }
+
+    // MARK: Dispatchers that take continuations
+
+    /// A dispatcher of a type of its own that takes continuations directly.
+    final class CountingSink: Dispatcher, ContinuationSink, @unchecked Sendable {
+        // @unchecked: `submitted` is atomic.
+        let submitted = Atomic<Int>(0)
+        func dispatch(_ work: @escaping @Sendable () -> Void) { work() }
+        func submit(_ continuation: Continuation) {
+            submitted.add(1, ordering: .relaxed)
+            continuation.run()
+        }
+    }
+
+    @Test("whether a dispatcher takes continuations is remembered per type, and right for every type asked about in turn")
+    func sinkLookupPerType() {
+        let sink = CountingSink()
+        let other = CountingSink()
+        let queue = DispatchQueue(label: "vow.test.not-a-sink")
+        let wrapper = InvalidatableQueue(queue)
+        let serial = SerialDispatcher(label: "vow.test.sink")
+        for _ in 0..<3 {
+            #expect(SinkLookup.sink(sink) === sink)
+            #expect(SinkLookup.sink(other) === other)
+            #expect(SinkLookup.sink(queue) == nil)
+            #expect(SinkLookup.sink(sink) === sink)
+            #expect(SinkLookup.sink(wrapper) == nil)
+            #expect(SinkLookup.sink(serial) === serial)
+        }
+        // Jobs reach the sink directly (no closure, no guard object).
+        let source = Core(fulfilled: 1)
+        let link = source.link(on: sink, ClosureBody { source, link in if let source { link.settle(like: source) } })
+        #expect(link.value(as: Int.self) == 1)
+        #expect(sink.submitted.load(ordering: .relaxed) == 1)
     }
 
     // MARK: The C face's result slot

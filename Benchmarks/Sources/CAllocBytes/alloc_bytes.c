@@ -1,0 +1,1 @@
+../../../Tests/Alloc/alloc_bytes.c

@@ -1,0 +1,1 @@
+../../../Bridges/bridge_queue.h

@@ -1,0 +1,1 @@
+../../../Bridges/vow_uv.c
