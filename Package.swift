@@ -13,6 +13,9 @@ let package = Package(
         // way the depending package chooses (a program that also loads libvow.so for C
         // code should depend on `vow` instead, so the process holds one engine).
         .library(name: "Vow", targets: ["Vow"]),
+        // Test support: `TestLoop`, a serial dispatcher and a virtual clock in one, for the
+        // tests of code that uses Vow (depend on it from test targets only).
+        .library(name: "VowTesting", targets: ["VowTesting"]),
     ],
     targets: [
         // The C face: the public header (include/vow.h, symlinked) and one .c file that
@@ -40,6 +43,19 @@ let package = Package(
         .testTarget(
             name: "VowTests",
             dependencies: ["Vow"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // VowTesting: `TestLoop` over the engine's test loop (the same one C's vow_testing.h
+        // drives in libvow.so).
+        .target(
+            name: "VowTesting",
+            dependencies: ["Vow"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The tests of VowTesting, of the executors, and the timer tests on virtual time.
+        .testTarget(
+            name: "VowTestingTests",
+            dependencies: ["VowTesting", "Vow"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

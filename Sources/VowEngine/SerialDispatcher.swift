@@ -12,19 +12,37 @@ import Glibc
 /// submitted to the same queue (the next link of a chain) is appended and run by the same
 /// loop, which is how a long chain settles without recursion and without a Dispatch
 /// round-trip per link. Jobs run one at a time, in submission order.
-public final class SerialDispatcher: Dispatcher, ContinuationSink, @unchecked Sendable {
-    // @unchecked: `jobs` and `draining` are only touched under `lock`.
+///
+/// It is also a Swift executor (`executor`, itself): actors and tasks whose executor it is
+/// run their jobs here, in order with the promise callbacks (see `VowExecutor`).
+public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, ExecutorProviding, @unchecked Sendable {
+    // @unchecked: `jobs` and `draining` are only touched under `lock`; `swiftJobs` is set
+    // once, in init.
     private let lock = VowLock()
     @exclusivity(unchecked) private var jobs: [Continuation] = []
     @exclusivity(unchecked) private var draining = false
     private let underlying: DispatchQueue
+    /// The Swift jobs waiting in `jobs` (one submission of this object each).
+    @exclusivity(unchecked) private var swiftJobs: SwiftJobQueue!
 
     /// Makes a serial dispatcher; `label` names its Dispatch queue in debuggers.
     public init(label: String = "vow.serial") {
         underlying = DispatchQueue(label: label)
+        super.init()
+        swiftJobs = SwiftJobQueue(executor: self)
     }
 
     public var isSerial: Bool { true }
+
+    /// This dispatcher as a Swift executor: the dispatcher itself (see `VowExecutor`).
+    public var executor: VowExecutor { self }
+
+    package var providedExecutor: VowExecutor { self }
+
+    package override func submitSwiftJob(_ job: UnownedJob) {
+        swiftJobs.push(job)
+        submit(swiftJobs)
+    }
 
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
         submit(ClosureJob(work))
@@ -113,6 +131,8 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     @usableFromInline package static let librarySerial = SerialDispatcher(label: "vow.default")
 
     private static let customDefault = Locked<(any Dispatcher)?>(nil)
+    /// Set while a default replaces the library's queue, or while a test loop is installed on
+    /// some thread (it is that thread's default): `currentDefault` then looks further.
     @usableFromInline static let hasCustomDefault = AtomicFlag()
 
     /// The dispatcher `.default` stands for now.
@@ -122,8 +142,20 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         return customDefaultValue ?? librarySerial
     }
 
+    /// The calling thread's test loop, else the replaced default.
     @usableFromInline
-    static var customDefaultValue: (any Dispatcher)? { customDefault.withLock { $0 } }
+    static var customDefaultValue: (any Dispatcher)? {
+        if let loop = TestLoops.currentDefault { return loop }
+        return customDefault.withLock { $0 }
+    }
+
+    /// Sets `hasCustomDefault` from the setting and the installed test loops (a loop was
+    /// installed or uninstalled).
+    static func refreshCustomDefaultFlag() {
+        customDefault.withLock { current in
+            hasCustomDefault.set(current != nil || TestLoops.anyInstalled)
+        }
+    }
 
     /// Replaces the default; nil (or the library's queue, or the `.default` placeholder)
     /// restores the library's own. Callbacks registered earlier keep their dispatcher.
@@ -133,7 +165,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         let previous = customDefault.withLock { current -> (any Dispatcher)? in
             let previous = current
             current = replacement
-            hasCustomDefault.set(replacement != nil)
+            hasCustomDefault.set(replacement != nil || TestLoops.anyInstalled)
             return previous
         }
         withExtendedLifetime(previous) {}

@@ -9,7 +9,9 @@ import Glibc
 ///   chain inline is a loop, not a recursion;
 /// - the serial dispatcher whose job this thread is running (deadlock detection);
 /// - the deferred releases: handler lists of pending promises that were freed, dropped
-///   one by one in a loop so that freeing a long pending chain never recurses.
+///   one by one in a loop so that freeing a long pending chain never recurses;
+/// - the test loop installed on this thread, if any (see `TestLoopCore.install`), and the
+///   dispatcher `.default` stands for here while it is installed.
 ///
 /// Only its own thread touches a `ThreadState`.
 @usableFromInline package final class ThreadState {
@@ -21,6 +23,28 @@ import Glibc
     @exclusivity(unchecked) package var runningSerialDispatcher: ObjectIdentifier?
 
     let deferredReleases = FlatRelease<HandlerList>()
+
+    /// The test loop installed on this thread (see `TestLoops.current`, which also checks
+    /// that it was not uninstalled from another thread meanwhile).
+    @exclusivity(unchecked) private(set) var testLoop: TestLoopCore?
+    /// What `.default` stands for on this thread while `testLoop` is installed.
+    @exclusivity(unchecked) private(set) var testLoopDefault: (any Dispatcher)?
+
+    /// Installs `loop` here, with `face` as this thread's default dispatcher.
+    func setTestLoop(_ loop: TestLoopCore, default face: any Dispatcher) {
+        testLoop = loop
+        testLoopDefault = face
+    }
+
+    /// Forgets the installed loop; returns what the slots held, for the caller to release
+    /// outside every lock.
+    func takeTestLoop() -> (TestLoopCore?, (any Dispatcher)?) {
+        defer {
+            testLoop = nil
+            testLoopDefault = nil
+        }
+        return (testLoop, testLoopDefault)
+    }
 
     @usableFromInline package static var current: ThreadState {
         withCurrent { $0 }
