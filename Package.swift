@@ -52,10 +52,17 @@ let package = Package(
             dependencies: ["Vow"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A C program's own event loop (a pthread running a vow_dispatcher_new queue), for
+        // the executor tests: test-only.
+        .target(
+            name: "CHostLoop",
+            dependencies: ["CVow"],
+            path: "Tests/CHostLoop"
+        ),
         // The tests of VowTesting, of the executors, and the timer tests on virtual time.
         .testTarget(
             name: "VowTestingTests",
-            dependencies: ["VowTesting", "Vow"],
+            dependencies: ["VowTesting", "Vow", "CHostLoop"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -24,12 +24,23 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
     private let underlying: DispatchQueue
     /// The Swift jobs waiting in `jobs` (one submission of this object each).
     @exclusivity(unchecked) private var swiftJobs: SwiftJobQueue!
+    /// The batch the drain runs, swapped with `jobs`: a stored property rather than a local,
+    /// so that both arrays keep their storage from one drain to the next (only the draining
+    /// thread touches it).
+    @exclusivity(unchecked) private var batch: [Continuation] = []
+    /// What `underlying` runs to drain, made once: submitting it allocates no closure. It
+    /// does not retain the dispatcher; `submit` does, for the drain it starts.
+    @exclusivity(unchecked) private var drainBlock: (@Sendable @convention(block) () -> Void)!
 
     /// Makes a serial dispatcher; `label` names its Dispatch queue in debuggers.
     public init(label: String = "vow.serial") {
         underlying = DispatchQueue(label: label)
         super.init()
         swiftJobs = SwiftJobQueue(executor: self)
+        drainBlock = { [unowned(unsafe) self] in
+            self.drain()
+            Unmanaged.passUnretained(self).release()  // the reference `submit` took
+        }
     }
 
     public var isSerial: Bool { true }
@@ -55,7 +66,8 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
         draining = true
         lock.unlock()
         if startDrain {
-            underlying.async { self.drain() }
+            _ = Unmanaged.passUnretained(self).retain()  // given back by `drainBlock`
+            underlying.async(execute: drainBlock)
         }
     }
 
@@ -64,7 +76,6 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
         let outer = state.runningSerialDispatcher
         state.runningSerialDispatcher = ObjectIdentifier(self)
         defer { state.runningSerialDispatcher = outer }
-        var batch: [Continuation] = []
         var lingered = false
         while true {
             lock.lock()
