@@ -73,13 +73,17 @@ package let installedTestLoops = Atomic<Int>(0)
 /// Threads: made and cancelled on any thread; fired or dropped by the loop, outside its
 /// lock. `body`/`onDrop` are taken once, under the loop's lock, by whichever of fire,
 /// cancel and drop comes first.
+///
+/// References: the timer keeps its loop (a timer may be cancelled after the loop was
+/// released: a promise's cancel handler runs later on another dispatcher), and the loop
+/// keeps its armed timers until they fire, or until it is closed; the cycle ends then.
 package final class VirtualTimer: @unchecked Sendable {
     // @unchecked: `body` and `onDrop` are guarded by the loop's lock.
     /// Virtual nanoseconds since the loop was made.
     let deadline: Int
     /// Creation order among the loop's timers: equal deadlines fire in creation order.
     let sequence: UInt64
-    unowned(unsafe) let loop: TestLoopCore
+    let loop: TestLoopCore
     @exclusivity(unchecked) var body: (@Sendable () -> Void)?
     @exclusivity(unchecked) var onDrop: (@Sendable () -> Void)?
 
