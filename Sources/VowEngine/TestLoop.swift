@@ -89,7 +89,7 @@ package final class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, Exe
         submit(ClosureJob(work))
     }
 
-    package func submit(_ continuation: Continuation) {
+    @usableFromInline package func submit(_ continuation: Continuation) {
         let lane = continuation.orderingLane
         lock.lock()
         if closed {

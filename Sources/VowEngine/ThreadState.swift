@@ -27,23 +27,30 @@ import Glibc
     /// The test loop installed on this thread (see `TestLoops.current`, which also checks
     /// that it was not uninstalled from another thread meanwhile).
     @exclusivity(unchecked) private(set) var testLoop: TestLoopCore?
-    /// What `.default` stands for on this thread while `testLoop` is installed.
-    @exclusivity(unchecked) private(set) var testLoopDefault: (any Dispatcher)?
+    /// What `.default` stands for on this thread while `testLoop` is installed: the face
+    /// the loop was installed with (VowTesting's `TestLoop`), held weakly so that releasing
+    /// the face releases the loop (its deinit closes and uninstalls it); nil: the loop.
+    @exclusivity(unchecked) private(set) weak var testLoopFace: (any Dispatcher)?
 
     /// Installs `loop` here, with `face` as this thread's default dispatcher.
     func setTestLoop(_ loop: TestLoopCore, default face: any Dispatcher) {
         testLoop = loop
-        testLoopDefault = face
+        testLoopFace = face === loop ? nil : face
     }
 
-    /// Forgets the installed loop; returns what the slots held, for the caller to release
-    /// outside every lock.
-    func takeTestLoop() -> (TestLoopCore?, (any Dispatcher)?) {
+    /// The dispatcher `.default` stands for while `testLoop` is installed.
+    var testLoopDefault: (any Dispatcher)? {
+        testLoopFace ?? testLoop
+    }
+
+    /// Forgets the installed loop; returns it, for the caller to release outside every
+    /// lock.
+    func takeTestLoop() -> TestLoopCore? {
         defer {
             testLoop = nil
-            testLoopDefault = nil
+            testLoopFace = nil
         }
-        return (testLoop, testLoopDefault)
+        return testLoop
     }
 
     @usableFromInline package static var current: ThreadState {

@@ -50,7 +50,7 @@ import VowEngine
 ///
 /// Threads: every member may be called from any thread; `install`/`uninstall` act on the
 /// calling thread.
-public final class TestLoop: Dispatcher, CustomStringConvertible, @unchecked Sendable {
+public final class TestLoop: Dispatcher, ContinuationSink, ExecutorProviding, CustomStringConvertible, @unchecked Sendable {
     // @unchecked: immutable; the core guards its own state.
     let core: TestLoopCore
 
@@ -85,6 +85,14 @@ public final class TestLoop: Dispatcher, CustomStringConvertible, @unchecked Sen
 
     /// `true`: work runs one item at a time.
     public var isSerial: Bool { true }
+
+    /// The engine's way in: a link queued as it is, so the loop knows which promise it is
+    /// a handler of (the seeded order keeps each promise's handlers in order).
+    @usableFromInline package func submit(_ continuation: Continuation) {
+        core.submit(continuation)
+    }
+
+    package var providedExecutor: VowExecutor { core }
 
     /// The loop as a Swift executor: actors whose executor it is, and tasks that prefer
     /// it, run their jobs when the test runs the loop, on the test's thread.

@@ -222,15 +222,14 @@ struct TestLoopExecutorTests {
             guard let expected = thread.thread else { return false }
             return pthread_equal(pthread_self(), expected) != 0
         }
-        let task = Task { await recorder.call() }
-        // Nothing runs until the loop does.
-        var ran = 0
-        for _ in 0..<1000 where ran == 0 {
-            usleep(100)
-            thread.thread = pthread_self()
-            ran = loop.runUntilIdle()
-        }
-        #expect(ran >= 1)
+        let task = Task.detached { await recorder.call() }
+        // The call's job waits in the loop (the task gets there on a pool thread, in its own
+        // time: the wait is bounded), and runs only when the loop runs.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while loop.readyCount == 0 && ContinuousClock.now < deadline { usleep(100) }
+        #expect(loop.readyCount == 1)
+        thread.thread = pthread_self()
+        #expect(loop.runUntilIdle() == 1)
         #expect(await task.value)
     }
 }
