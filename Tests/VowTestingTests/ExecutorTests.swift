@@ -216,20 +216,24 @@ struct HostLoopExecutorTests {
 struct TestLoopExecutorTests {
     @Test("an actor on a test loop runs when the test runs the loop, on the test's thread")
     func actorOnTestLoop() async throws {
-        let loop = TestLoop()
+        var loop: TestLoop? = TestLoop()
         let thread = ThreadBox()
-        let recorder = Recorder(executor: loop.executor) {
+        let recorder = Recorder(executor: loop!.executor) {
             guard let expected = thread.thread else { return false }
             return pthread_equal(pthread_self(), expected) != 0
         }
         let task = Task.detached { await recorder.call() }
-        // The call's job waits in the loop (the task gets there on a pool thread, in its own
-        // time: the wait is bounded), and runs only when the loop runs.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while loop.readyCount == 0 && ContinuousClock.now < deadline { usleep(100) }
-        #expect(loop.readyCount == 1)
+        // The call's job waits in the loop: the task gets there on a pool thread, in its own
+        // time (awaited without blocking a thread of the pool, and bounded).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while loop!.readyCount == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(loop!.readyCount == 1)
         thread.thread = pthread_self()
-        #expect(loop.runUntilIdle() == 1)
+        #expect(loop!.runUntilIdle() == 1)
+        // Released: a job that would still come runs as dropped, so the test cannot hang.
+        loop = nil
         #expect(await task.value)
     }
 }
