@@ -197,7 +197,8 @@ package protocol SwiftJobHost: AnyObject, Sendable {
     func submitSwiftJob(_ job: UnownedJob, for executor: VowExecutor)
     /// See `VowExecutor.isolationIdentity`.
     var isolationIdentity: ObjectIdentifier { get }
-    /// See `VowExecutor.isIsolatingCurrentThread`; nil: the thread mark decides.
+    /// True when the calling thread is isolated to the dispatcher by the host's own rule
+    /// (besides the thread mark, which always counts); nil: the mark alone decides.
     var isIsolatingCurrentThread: Bool? { get }
     /// See `VowExecutor.exclusiveContext`.
     var exclusiveContext: ObjectIdentifier? { get }
@@ -226,8 +227,10 @@ package final class HostedExecutor: VowExecutor, @unchecked Sendable {
 
     package override var isolationIdentity: ObjectIdentifier { host.isolationIdentity }
 
+    /// The thread mark (the dispatcher's work, dropped jobs included), or the host's own
+    /// answer (a swift-nio loop: any code on its thread).
     package override var isIsolatingCurrentThread: Bool {
-        host.isIsolatingCurrentThread ?? super.isIsolatingCurrentThread
+        super.isIsolatingCurrentThread || host.isIsolatingCurrentThread == true
     }
 
     package override var exclusiveContext: ObjectIdentifier? { host.exclusiveContext }
