@@ -2,6 +2,7 @@
 # Installs Vow for C programs (what `make install PREFIX=...` runs):
 #
 #   PREFIX/include/vow.h
+#   PREFIX/include/vow_testing.h    test loops for C tests (its functions are in libvow.so)
 #   PREFIX/lib/libvow.so
 #   PREFIX/lib/pkgconfig/vow.pc     so that `cc app.c $(pkg-config --cflags --libs vow)` works
 #
@@ -54,6 +55,7 @@ VERSION="$(version_part MAJOR).$(version_part MINOR).$(version_part PATCH)"
 
 install -d "$PREFIX/include" "$PREFIX/lib/pkgconfig"
 install -m 644 include/vow.h "$PREFIX/include/vow.h"
+install -m 644 include/vow_testing.h "$PREFIX/include/vow_testing.h"
 install -m 755 "$BIN/libvow.so" "$PREFIX/lib/libvow.so"
 sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" scripts/vow.pc.in >"$PREFIX/lib/pkgconfig/vow.pc"
 
@@ -81,6 +83,7 @@ done
 cat <<INFO
 installed Vow $VERSION:
   $PREFIX/include/vow.h
+  $PREFIX/include/vow_testing.h
   $PREFIX/lib/libvow.so
   $PREFIX/lib/pkgconfig/vow.pc
 build a C program with:
