@@ -10,18 +10,21 @@ extension TestLoop {
     /// thread while it was installed are still pending (see `pendingPromises`). Returns true
     /// when none is.
     ///
-    /// The failure is a Swift Testing issue at the caller's location; outside a Swift
-    /// Testing test it is written to standard error instead. Call it at the end of a test,
+    /// The failure is a Swift Testing issue at the caller's location (the default arguments
+    /// give it: the caller needs no `import Testing`); outside a Swift Testing test it is
+    /// written to standard error instead. Call it at the end of a test,
     /// after the loop ran what it should and the test let go of the promises it no longer
     /// needs: a promise still referenced and pending is listed.
     @discardableResult
-    public func assertNoPendingPromises(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    public func assertNoPendingPromises(fileID: String = #fileID, filePath: String = #filePath,
+                                        line: Int = #line, column: Int = #column) -> Bool {
         let pending = pendingPromises
         guard !pending.isEmpty else { return true }
         let lines = pending.map { "  \($0)" }.joined(separator: "\n")
         let message = "\(self): \(pending.count) promise\(pending.count == 1 ? "" : "s") still pending:\n\(lines)"
         if Test.current != nil {
-            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+            Issue.record(Comment(rawValue: message),
+                         sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
         } else {
             writeLine(message)
         }
