@@ -32,7 +32,9 @@
 /// on the thread that dropped it (marked as running this dispatcher, so isolation checks
 /// pass there), or, when a job of this executor is running at that moment, right after that
 /// job on its thread. Dropped jobs run in the order they were dropped and never at the same
-/// time as another job of this executor, so an actor's state stays exclusive. What the task
+/// time as another job of this executor, so an actor's state stays exclusive (a job the
+/// dispatcher runs while a dropped one is running elsewhere, from a host that drops only
+/// some jobs, runs after it on that other thread instead). What the task
 /// sees: it resumes normally, but no longer on the loop's thread; `Task.isCancelled` is as
 /// it was. Code that must stay on the loop's thread stops using the loop's actors before
 /// it closes the loop.
