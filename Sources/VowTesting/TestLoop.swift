@@ -5,8 +5,8 @@ import VowEngine
 /// when the test says so.
 ///
 /// ```swift
-/// @Test func slowServerTimesOut() throws {
-///     try TestLoop.with { loop in
+/// @Test func slowServerTimesOut() {
+///     TestLoop.with { loop in
 ///         let reply = server.fetch().timeout(seconds: 30)
 ///         loop.advance(by: 29)
 ///         #expect(reply.isPending)
