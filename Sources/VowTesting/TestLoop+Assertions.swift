@@ -1,4 +1,6 @@
+#if canImport(Testing)
 import Testing
+#endif
 import Vow
 
 #if canImport(Glibc)
@@ -11,7 +13,8 @@ extension TestLoop {
     /// when none is.
     ///
     /// The failure is a Swift Testing issue at the caller's location (the default arguments
-    /// give it: the caller needs no `import Testing`); outside a Swift Testing test it is
+    /// give it: the caller needs no `import Testing`); outside a Swift Testing test (or in a
+    /// build without Swift Testing, such as one with a static standard library) it is
     /// written to standard error instead. Call it at the end of a test,
     /// after the loop ran what it should and the test let go of the promises it no longer
     /// needs: a promise still referenced and pending is listed.
@@ -22,12 +25,14 @@ extension TestLoop {
         guard !pending.isEmpty else { return true }
         let lines = pending.map { "  \($0)" }.joined(separator: "\n")
         let message = "\(self): \(pending.count) promise\(pending.count == 1 ? "" : "s") still pending:\n\(lines)"
+        #if canImport(Testing)
         if Test.current != nil {
             Issue.record(Comment(rawValue: message),
                          sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-        } else {
-            writeLine(message)
+            return false
         }
+        #endif
+        writeLine(message)
         return false
     }
 }
