@@ -29,6 +29,9 @@ let package = Package(
         .library(name: "VowSwiftOnly", targets: ["Vow"]),
         // Deprecated: the old name of VowSwiftOnly, removed in the release after this one.
         .library(name: "Vow", targets: ["Vow"]),
+        // Test support: `TestLoop`, a serial dispatcher and a virtual clock in one, for the
+        // tests of code that uses Vow (depend on it from test targets only).
+        .library(name: "VowTesting", targets: ["VowTesting"]),
     ],
     targets: [
         // The C face: the public header (include/vow.h, symlinked) and one .c file that
@@ -57,6 +60,26 @@ let package = Package(
         .testTarget(
             name: "VowTests",
             dependencies: ["Vow"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // VowTesting: `TestLoop` over the engine's test loop (the same one C's vow_testing.h
+        // drives in libvow.so).
+        .target(
+            name: "VowTesting",
+            dependencies: ["Vow"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // A C program's own event loop (a pthread running a vow_dispatcher_new queue), for
+        // the executor tests: test-only.
+        .target(
+            name: "CHostLoop",
+            dependencies: ["CVow"],
+            path: "Tests/CHostLoop"
+        ),
+        // The tests of VowTesting, of the executors, and the timer tests on virtual time.
+        .testTarget(
+            name: "VowTestingTests",
+            dependencies: ["VowTesting", "Vow", "CHostLoop"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -1012,6 +1012,13 @@ typedef void (*vow_job)(void *VOW_NULLABLE job);
  * still queued, then releases the dispatcher. Returns +1; NULL submit
  * returns NULL. If this call fails (NULL returned), submit is never called
  * and destroy (if given) runs before the call returns. Any thread.
+ *
+ * Swift actors and tasks may use the dispatcher as their executor (Swift:
+ * VowRuntime.dispatcher(unsafeHandle: d)?.executor, a VowExecutor). Their
+ * jobs reach submit like the others, with a run function of their own and the
+ * Swift job itself as job: the host treats them like any job (run it once,
+ * in order, or drop it). While the host holds such a job, the dispatcher and
+ * ctx stay alive (destroy waits for the executor too).
  */
 VOW_EXTERN vow_dispatcher *VOW_NULLABLE
 vow_dispatcher_new(void (*VOW_NONNULL submit)(void *VOW_NULLABLE ctx, vow_job VOW_NULLABLE run,
@@ -1033,6 +1040,12 @@ vow_dispatcher_new(void (*VOW_NONNULL submit)(void *VOW_NULLABLE ctx, vow_job VO
  * chain dropped this way ends in a loop, not a recursion), but not while
  * holding a lock that submit takes: the drop runs destroy functions and
  * settles promises, which may submit more jobs.
+ *
+ * A Swift job (an actor's or a task's, see vow_dispatcher_new) is not lost
+ * when dropped: Swift requires every job to run, so it runs, on the calling
+ * thread, at once (or right after the job of the same executor running at
+ * that moment, on that job's thread), marked as running the dispatcher so
+ * its isolation checks pass. Its task goes on, no longer on the loop's thread.
  */
 VOW_EXTERN void
 vow_job_drop(void *VOW_NULLABLE job);
@@ -1311,6 +1324,8 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       vow_dispatcher, vow_trampoline or job. FN is the entry point, or
  *       run(job) for a host dispatcher's run function: a job run or
  *       dropped twice gets "expected a job, got a released handle".
+ *       A Swift job (vow_dispatcher_new) run twice gets "expected a Swift
+ *       job, got a released handle"; vow_testing.h adds vow_test_loop.
  *       The call returns as for NULL.
  *   vow: FN: count N is too large
  *       vow_value_bytes, vow_value_list, vow_when, vow_join, vow_race,

@@ -2,6 +2,7 @@
 # Installs Vow for C programs (what `make install PREFIX=...` runs):
 #
 #   PREFIX/include/vow.h
+#   PREFIX/include/vow_testing.h    test loops for C tests (its functions are in libvow.so)
 #   PREFIX/lib/libvow.so
 #   PREFIX/lib/pkgconfig/vow.pc     so that `cc app.c $(pkg-config --cflags --libs vow)` works
 #   PREFIX/lib/vow-valgrind.supp    valgrind suppressions for the Swift runtime's one-time
@@ -67,6 +68,7 @@ VERSION="$(version_part MAJOR).$(version_part MINOR).$(version_part PATCH)"
 install -d "$PREFIX/include" "$PREFIX/lib/pkgconfig"
 install -m 644 include/vow.h "$PREFIX/include/vow.h"
 install -m 644 include/vow.hpp "$PREFIX/include/vow.hpp"   # the C++ face (header-only, over vow.h)
+install -m 644 include/vow_testing.h "$PREFIX/include/vow_testing.h"
 install -m 755 "$BIN/libvow.so" "$PREFIX/lib/libvow.so"
 install -m 644 scripts/vow-valgrind.supp "$PREFIX/lib/vow-valgrind.supp"
 
@@ -127,6 +129,7 @@ done
 cat <<INFO
 installed Vow $VERSION:
   $PREFIX/include/vow.h
+  $PREFIX/include/vow_testing.h
   $PREFIX/lib/libvow.so
   $PREFIX/lib/pkgconfig/vow.pc, vow-swift.pc
   $PREFIX/lib/vow/swift/ (the Swift modules)

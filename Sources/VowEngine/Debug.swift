@@ -85,11 +85,15 @@ import Glibc
     @usableFromInline package let chainSite: String?
     /// When it was made (`DebugClock.now`, nanoseconds).
     @usableFromInline package let madeAt: UInt64
+    /// The test loop installed on the thread that made it (its census lists it), if any.
+    @usableFromInline package let testLoop: ObjectIdentifier?
 
-    @usableFromInline package init(site: String, chainSite: String?, madeAt: UInt64 = DebugClock.now) {
+    @usableFromInline package init(site: String, chainSite: String?, madeAt: UInt64 = DebugClock.now,
+                                   testLoop: ObjectIdentifier? = nil) {
         self.site = site
         self.chainSite = chainSite
         self.madeAt = madeAt
+        self.testLoop = testLoop
     }
 
     /// The site of the first promise of its chain (its own site if it is the first).
@@ -108,14 +112,19 @@ import Glibc
 }
 
 /// The debug-mode setting: one atomic byte, unknown until first read (then the
-/// environment decides), off or on.
+/// environment decides), off or on; and a fourth state, off but recording on the threads
+/// that have a test loop installed (whose census lists their promises).
 @usableFromInline package enum DebugMode {
     @inlinable static var unknown: UInt8 { 0 }
     @inlinable static var off: UInt8 { 1 }
     @inlinable static var on: UInt8 { 2 }
+    /// Off, but a test loop is installed on some thread: promises made on such a thread
+    /// record their sites.
+    @inlinable static var offExceptTestLoops: UInt8 { 3 }
 
-    /// True when promises record their sites. One relaxed load and one branch once the
-    /// setting is known; the first call reads the environment.
+    /// True when promises made on this thread record their sites. One relaxed load and one
+    /// branch once the setting is known and no test loop is installed; the first call reads
+    /// the environment.
     @inlinable @inline(__always)
     package static var isOn: Bool {
         let state = debugModeState.load(ordering: .relaxed)
@@ -123,18 +132,50 @@ import Glibc
         return resolved(state)
     }
 
+    /// The setting itself (what `VowRuntime.debugMode` and `vow_debug_enabled` report),
+    /// whatever the test loops do.
+    package static var isSet: Bool {
+        var state = debugModeState.load(ordering: .relaxed)
+        if state == DebugMode.unknown {
+            _ = resolved(state)
+            state = debugModeState.load(ordering: .relaxed)
+        }
+        return state == DebugMode.on
+    }
+
     /// Turns debug mode on or off for promises made from now on (promises made before
     /// keep their records, or stay without). Any thread.
     package static func set(_ on: Bool) {
-        debugModeState.store(on ? DebugMode.on : DebugMode.off, ordering: .relaxed)
+        transitions.withLock { _ in
+            debugModeState.store(on ? DebugMode.on : offState, ordering: .relaxed)
+        }
     }
 
-    /// `state` is not "off": on, or unknown (then the environment variable `VOW_DEBUG`
-    /// decides, once: set and neither empty nor "0" means on; a setting made meanwhile
-    /// wins).
+    /// A test loop was installed or uninstalled: "off" becomes "off except on test-loop
+    /// threads" while one is installed, and back.
+    static func refreshForTestLoops() {
+        transitions.withLock { _ in
+            let state = debugModeState.load(ordering: .relaxed)
+            if state == DebugMode.off || state == DebugMode.offExceptTestLoops {
+                debugModeState.store(offState, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Off, as it applies now.
+    private static var offState: UInt8 { TestLoops.anyInstalled ? DebugMode.offExceptTestLoops : DebugMode.off }
+
+    /// Serializes the changes of the state (the first read of the environment excepted).
+    private static let transitions = Locked<Void>(())
+
+    /// `state` is not "off": on, off except on test-loop threads, or unknown (then the
+    /// environment variable `VOW_DEBUG` decides, once: set and neither empty nor "0" means
+    /// on; a setting made meanwhile wins).
     @usableFromInline @inline(never)
     static func resolved(_ current: UInt8) -> Bool {
         if current == DebugMode.on { return true }
+        if current == DebugMode.offExceptTestLoops { return TestLoops.current != nil }
+        if current == DebugMode.off { return false }
         let fromEnvironment: UInt8
         if let raw = getenv("VOW_DEBUG"), raw.pointee != 0, !(raw.pointee == 0x30 && raw[1] == 0) {
             fromEnvironment = DebugMode.on
@@ -143,11 +184,17 @@ import Glibc
         }
         let (exchanged, original) = debugModeState.compareExchange(expected: DebugMode.unknown,
                                                                    desired: fromEnvironment, ordering: .relaxed)
-        return (exchanged ? fromEnvironment : original) == DebugMode.on
+        let state = exchanged ? fromEnvironment : original
+        if state == DebugMode.off {
+            refreshForTestLoops()
+            return TestLoops.current != nil
+        }
+        return resolved(state)
     }
 }
 
-/// The state behind `DebugMode`: 0 unknown, 1 off, 2 on. A global with a constant
+/// The state behind `DebugMode`: 0 unknown, 1 off, 2 on, 3 off except on test-loop threads.
+/// A global with a constant
 /// initializer, so it lives in static memory and reading it needs no lazy-initialization
 /// check (a `static let` would cost a `swift_once` call on every promise made).
 @usableFromInline package let debugModeState = Atomic<UInt8>(0)
@@ -198,7 +245,8 @@ extension Core {
         } else {
             text = site.text
         }
-        let record = DebugRecord(site: text, chainSite: sourceRecord?.chainStart)
+        let record = DebugRecord(site: text, chainSite: sourceRecord?.chainStart,
+                                 testLoop: TestLoops.current.map { ObjectIdentifier($0) })
         // Listed, then flagged (the flag tells `deinit` to take the entry off).
         DebugRegistry.add(self, record)
         var flags = lock()
@@ -255,13 +303,14 @@ extension Core {
         entries.withLock { $0.removeValue(forKey: ObjectIdentifier(promise)) }?.record
     }
 
-    /// Every listed promise that is still pending, oldest first.
-    package static func census() -> [PendingRecord] {
+    /// Every listed promise that is still pending, oldest first; with `owner`, only those
+    /// made on the thread where that test loop was installed.
+    package static func census(owner: ObjectIdentifier? = nil) -> [PendingRecord] {
         let now = DebugClock.now
         var upstreams: [Core] = []
         var rows: [(madeAt: UInt64, row: PendingRecord)] = []
         entries.withLock { table in
-            for entry in table.values {
+            for entry in table.values where owner == nil || entry.record.testLoop == owner {
                 // The promise cannot be freed while it is listed and this lock is held.
                 let upstream: Core?? = entry.promise._withUnsafeGuaranteedRef { promise in
                     let flags = promise.lock()

@@ -12,19 +12,48 @@ import Glibc
 /// submitted to the same queue (the next link of a chain) is appended and run by the same
 /// loop, which is how a long chain settles without recursion and without a Dispatch
 /// round-trip per link. Jobs run one at a time, in submission order.
-public final class SerialDispatcher: Dispatcher, ContinuationSink, @unchecked Sendable {
-    // @unchecked: `jobs` and `draining` are only touched under `lock`.
+///
+/// It is also a Swift executor (`executor`, itself): actors and tasks whose executor it is
+/// run their jobs here, in order with the promise callbacks (see `VowExecutor`).
+public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, ExecutorProviding, @unchecked Sendable {
+    // @unchecked: `jobs` and `draining` are only touched under `lock`; `swiftJobs` is set
+    // once, in init.
     private let lock = VowLock()
     @exclusivity(unchecked) private var jobs: [Continuation] = []
     @exclusivity(unchecked) private var draining = false
     private let underlying: DispatchQueue
+    /// The Swift jobs waiting in `jobs` (one submission of this object each).
+    @exclusivity(unchecked) private var swiftJobs: SwiftJobQueue!
+    /// The batch the drain runs, swapped with `jobs`: a stored property rather than a local,
+    /// so that both arrays keep their storage from one drain to the next (only the draining
+    /// thread touches it).
+    @exclusivity(unchecked) private var batch: [Continuation] = []
+    /// What `underlying` runs to drain, made once: submitting it allocates no closure. It
+    /// does not retain the dispatcher; `submit` does, for the drain it starts.
+    @exclusivity(unchecked) private var drainBlock: (@Sendable @convention(block) () -> Void)!
 
     /// Makes a serial dispatcher; `label` names its Dispatch queue in debuggers.
     public init(label: String = "vow.serial") {
         underlying = DispatchQueue(label: label)
+        super.init()
+        swiftJobs = SwiftJobQueue(executor: self)
+        drainBlock = { [unowned(unsafe) self] in
+            self.drain()
+            Unmanaged.passUnretained(self).release()  // the reference `submit` took
+        }
     }
 
     public var isSerial: Bool { true }
+
+    /// This dispatcher as a Swift executor: the dispatcher itself (see `VowExecutor`).
+    public var executor: VowExecutor { self }
+
+    package var providedExecutor: VowExecutor { self }
+
+    package override func submitSwiftJob(_ job: UnownedJob) {
+        swiftJobs.push(job)
+        submit(swiftJobs)
+    }
 
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
         submit(ClosureJob(work))
@@ -37,7 +66,8 @@ public final class SerialDispatcher: Dispatcher, ContinuationSink, @unchecked Se
         draining = true
         lock.unlock()
         if startDrain {
-            underlying.async { self.drain() }
+            _ = Unmanaged.passUnretained(self).retain()  // given back by `drainBlock`
+            underlying.async(execute: drainBlock)
         }
     }
 
@@ -46,7 +76,6 @@ public final class SerialDispatcher: Dispatcher, ContinuationSink, @unchecked Se
         let outer = state.runningSerialDispatcher
         state.runningSerialDispatcher = ObjectIdentifier(self)
         defer { state.runningSerialDispatcher = outer }
-        var batch: [Continuation] = []
         var lingered = false
         while true {
             lock.lock()
@@ -113,6 +142,8 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     @usableFromInline package static let librarySerial = SerialDispatcher(label: "vow.default")
 
     private static let customDefault = Locked<(any Dispatcher)?>(nil)
+    /// Set while a default replaces the library's queue, or while a test loop is installed on
+    /// some thread (it is that thread's default): `currentDefault` then looks further.
     @usableFromInline static let hasCustomDefault = AtomicFlag()
 
     /// The dispatcher `.default` stands for now.
@@ -122,8 +153,20 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         return customDefaultValue ?? librarySerial
     }
 
+    /// The calling thread's test loop, else the replaced default.
     @usableFromInline
-    static var customDefaultValue: (any Dispatcher)? { customDefault.withLock { $0 } }
+    static var customDefaultValue: (any Dispatcher)? {
+        if let loop = TestLoops.currentDefault { return loop }
+        return customDefault.withLock { $0 }
+    }
+
+    /// Sets `hasCustomDefault` from the setting and the installed test loops (a loop was
+    /// installed or uninstalled).
+    static func refreshCustomDefaultFlag() {
+        customDefault.withLock { current in
+            hasCustomDefault.set(current != nil || TestLoops.anyInstalled)
+        }
+    }
 
     /// Replaces the default; nil (or the library's queue, or the `.default` placeholder)
     /// restores the library's own. Callbacks registered earlier keep their dispatcher.
@@ -133,7 +176,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         let previous = customDefault.withLock { current -> (any Dispatcher)? in
             let previous = current
             current = replacement
-            hasCustomDefault.set(replacement != nil)
+            hasCustomDefault.set(replacement != nil || TestLoops.anyInstalled)
             return previous
         }
         withExtendedLifetime(previous) {}

@@ -1,23 +1,40 @@
 import Dispatch
 
-/// A one-shot timer on Dispatch's global queue, cancellable.
-@usableFromInline package final class OneShotTimer: @unchecked Sendable {
-    // @unchecked: DispatchWorkItem is thread-safe; `item` is set once in init.
+/// A one-shot timer, cancellable: on Dispatch's global queue, or on a test loop's virtual
+/// clock (see `TimerClock`).
+package final class OneShotTimer: @unchecked Sendable {
+    // @unchecked: DispatchWorkItem is thread-safe, so is VirtualTimer; both set once in init.
     private let item: DispatchWorkItem?
+    private let virtual: VirtualTimer?
 
     /// Fires `body` after `seconds` (see `Timing` for zero, negative, NaN and infinite
-    /// delays). A timer that never fires does not keep `body` (nor what it captured).
-    @usableFromInline package init(seconds: Double, _ body: @escaping @Sendable () -> Void) {
+    /// delays) on `clock`'s time. A timer that never fires does not keep `body` (nor what it
+    /// captured). `onDrop` runs instead of `body` if the clock goes away first (a test loop
+    /// released before the timer fired: the one case where a timer neither fires nor is
+    /// cancelled).
+    package init(seconds: Double, clock: TimerClock = .current,
+                                   onDrop: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable () -> Void) {
         guard let nanoseconds = Timing.delayNanoseconds(seconds) else {
             item = nil
+            virtual = nil
             return
         }
-        let item = DispatchWorkItem(block: body)
-        self.item = item
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: item)
+        switch clock {
+        case .real:
+            let item = DispatchWorkItem(block: body)
+            self.item = item
+            virtual = nil
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: item)
+        case .loop(let loop):
+            item = nil
+            virtual = loop.makeTimer(nanoseconds: nanoseconds, onDrop: onDrop, body)
+        }
     }
 
-    @usableFromInline package func cancel() { item?.cancel() }
+    package func cancel() {
+        item?.cancel()
+        virtual?.cancel()
+    }
 }
 
 /// How the engine reads a time in seconds, the one rule of every call that takes one:
@@ -34,11 +51,11 @@ import Dispatch
 }
 
 extension Core {
-    /// A promise fulfilled with `value` after `seconds`. Cancelling it stops the timer.
-    @inlinable
-    package static func after<T: Sendable>(seconds: Double, value: T) -> Core {
+    /// A promise fulfilled with `value` after `seconds` on `clock`'s time. Cancelling it
+    /// stops the timer; a test loop released before it fired cancels it.
+    package static func after<T: Sendable>(seconds: Double, value: T, clock: TimerClock = .current) -> Core {
         let core = Core()
-        let timer = OneShotTimer(seconds: seconds) { core.fulfil(value) }
+        let timer = OneShotTimer(seconds: seconds, clock: clock, onDrop: { core.cancel() }) { core.fulfil(value) }
         core.onCancel { timer.cancel() }
         return core
     }
@@ -64,15 +81,19 @@ extension Core {
     /// the value waits, a rejection passes on at once (an error is not worth waiting
     /// for). Cancelling the result during the pause stops the timer; cancelling it before
     /// this promise settles releases this promise under the upstream rule, like a link.
-    /// `site`: as for `timeout`.
+    /// `site`: as for `timeout`. The pause runs on the clock of the thread that called
+    /// this (see `TimerClock`), whichever thread the source fulfils on.
     @usableFromInline package final func delayed(seconds: Double, at site: Site = .unknown) -> Core {
-        link(on: InlineDispatcher.shared, ClosureBody { source, link in
+        let clock = TimerClock.current
+        return link(on: InlineDispatcher.shared, ClosureBody { source, link in
             guard let source else { return }
             if source.isRejected || Timing.delayNanoseconds(seconds) == 0 {
                 link.settle(like: source)
                 return
             }
-            let timer = OneShotTimer(seconds: seconds) { link.settle(like: source) }
+            let timer = OneShotTimer(seconds: seconds, clock: clock, onDrop: { link.cancel() }) {
+                link.settle(like: source)
+            }
             link.onCancel { timer.cancel() }
         }, at: site)
     }

@@ -42,7 +42,7 @@ import VowEngine
 /// (the loop thread is marked as running this serial dispatcher while it drains). Blocking
 /// the loop thread on anything else stalls the loop, as NIO's `EventLoopFuture.wait()`
 /// would.
-public final class EventLoopDispatcher: Dispatcher, ContinuationSink {
+public final class EventLoopDispatcher: Dispatcher, ContinuationSink, ExecutorProviding {
     /// The loop callbacks run on.
     public let eventLoop: any EventLoop
 
@@ -52,16 +52,28 @@ public final class EventLoopDispatcher: Dispatcher, ContinuationSink {
 
     private let queue: LoopQueue
 
+    /// The dispatcher as a Swift executor: actors and tasks whose executor it is run their
+    /// jobs on the loop's thread, in order with the callbacks (see `VowExecutor`, and
+    /// EventLoopDispatcher+Executor.swift). Two dispatchers of one loop share one exclusive
+    /// context, and any code on the loop's thread counts as isolated to it.
+    public let executor: VowExecutor
+
     /// Makes a dispatcher for `loop`. May be called from any thread.
     ///
     /// Registers a callback with `loop` (a timer at `NIODeadline.distantFuture`) through
     /// which the loop reports its shutdown; make the dispatcher before the loop shuts down.
     public init(_ loop: any EventLoop) {
         eventLoop = loop
-        queue = LoopQueue(loop, maximumJobsPerLoopTask: Self.maximumJobsPerLoopTask)
+        let queue = LoopQueue(loop, maximumJobsPerLoopTask: Self.maximumJobsPerLoopTask)
+        self.queue = queue
+        let executor = HostedExecutor(host: queue)
+        self.executor = executor
         queue.dispatcherIdentity = ObjectIdentifier(self)
+        queue.swiftJobs = SwiftJobQueue(executor: executor)
         queue.watchForShutdown()
     }
+
+    package var providedExecutor: VowExecutor { executor }
 
     deinit {
         queue.stopWatching()

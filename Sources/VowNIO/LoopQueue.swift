@@ -72,6 +72,10 @@ final class LoopQueue: @unchecked Sendable {
     /// The dispatcher's identity: the mark on the loop thread while it drains. Set once by
     /// the dispatcher's init, before the queue is shared with any other thread.
     var dispatcherIdentity: ObjectIdentifier?
+    /// The Swift jobs of the dispatcher's executor waiting in the queue (one submission of
+    /// this object each; see EventLoopDispatcher+Executor.swift). Set once by the
+    /// dispatcher's init, like `dispatcherIdentity`.
+    var swiftJobs: SwiftJobQueue?
 
     init(_ loop: any EventLoop, maximumJobsPerLoopTask: Int) {
         self.loop = loop

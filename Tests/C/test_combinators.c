@@ -1,7 +1,11 @@
-/* test_combinators.c: vow_when, vow_join, vow_race, vow_after, vow_timeout, vow_dispatch. */
+/* test_combinators.c: vow_when, vow_join, vow_race, vow_after, vow_timeout, vow_dispatch.
+   vow_after is checked against the real clock; vow_timeout firing runs on a test loop's
+   virtual time (vow_testing.h). */
 /* This program passes NULL on purpose (the run-time answer): no compile-time nonnull check. */
 #define VOW_NO_NONNULL
 #include "test_support.h"
+
+#include "vow_testing.h"
 
 static int
 is_vow_error(const vow_error *e, int64_t code)
@@ -249,28 +253,34 @@ test_after(void)
 static void
 test_timeout_rejects_and_cancels(void)
 {
+    /* On a test loop's virtual time (vow_testing.h): exact, and no sleep. */
+    vow_test_loop *l = vow_test_loop_new(0);
+    REQUIRE(vow_test_loop_install(l) == VOW_OK);
     vow_resolver *r = NULL;
     vow_promise *p = vow_promise_pending(&r);
     track *c = track_new();
     CHECK_EQ_INT(vow_resolver_on_cancel(r, track_fn, c, track_destroy), VOW_OK);
-    double start = now_seconds();
     vow_promise *t = vow_timeout(p, 0.1);
     REQUIRE(t != NULL);
+    vow_test_loop_advance(l, 0.099);
+    CHECK_EQ_INT(vow_promise_state(t), VOW_PENDING);
+    vow_test_loop_advance(l, 0.001);
     vow_error *e = NULL;
-    CHECK_EQ_INT(wait_promise(t, NULL, &e), VOW_REJECTED);
-    CHECK(now_seconds() - start >= 0.09);
+    CHECK_EQ_INT(vow_wait(t, 0, NULL, &e), VOW_REJECTED);
     CHECK(is_vow_error(e, VOW_ERROR_TIMEOUT));
     CHECK(!vow_error_is_cancelled(e));
     vow_error_release(e);
     e = NULL;
-    CHECK_EQ_INT(wait_promise(p, NULL, &e), VOW_REJECTED);
+    CHECK_EQ_INT(vow_wait(p, 0, NULL, &e), VOW_REJECTED);
     CHECK(vow_error_is_cancelled(e));
     vow_error_release(e);
-    CHECK(wait_counter(&c->calls, 1, ts_wait_seconds()));
+    /* The cancel handler ran on the loop, during the advance. */
+    CHECK_EQ_INT(track_calls(c), 1);
     CHECK_DESTROYED_ONCE(c);
     vow_promise_release(t);
     vow_resolver_release(r);
     vow_promise_release(p);
+    vow_test_loop_release(l);
 }
 
 static void
@@ -307,29 +317,33 @@ test_timeout_source_wins(void)
 static void
 test_timeout_spares_shared_source(void)
 {
+    vow_test_loop *l = vow_test_loop_new(0);
+    REQUIRE(vow_test_loop_install(l) == VOW_OK);
     vow_resolver *r = NULL;
     vow_promise *p = vow_promise_pending(&r);
     track *c = track_new(), *other = track_new();
     vow_resolver_on_cancel(r, track_fn, c, track_destroy);
     vow_promise *keeps = vow_then(p, track_on_value_pass, NULL, other, track_destroy);
     vow_promise *t = vow_timeout(p, 0.05);
+    vow_test_loop_advance(l, 0.05);
     vow_error *e = NULL;
-    CHECK_EQ_INT(wait_promise(t, NULL, &e), VOW_REJECTED);
+    CHECK_EQ_INT(vow_wait(t, 0, NULL, &e), VOW_REJECTED);
     CHECK(is_vow_error(e, VOW_ERROR_TIMEOUT));
     vow_error_release(e);
-    flush_default();
     CHECK_EQ_INT(vow_promise_state(p), VOW_PENDING);
     CHECK_EQ_INT(track_calls(c), 0);
     vow_value *v = vow_value_int(1);
     vow_resolver_fulfill(r, v);
     vow_value_release(v);
-    CHECK_EQ_INT(wait_promise(keeps, NULL, NULL), VOW_FULFILLED);
+    vow_test_loop_run_until_idle(l);
+    CHECK_EQ_INT(vow_promise_state(keeps), VOW_FULFILLED);
     CHECK_DESTROYED_ONCE(c);
     CHECK_EQ_INT(track_calls(c), 0);
     vow_promise_release(keeps);
     vow_promise_release(t);
     vow_resolver_release(r);
     vow_promise_release(p);
+    vow_test_loop_release(l);
 }
 
 static void

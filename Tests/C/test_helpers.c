@@ -1,9 +1,22 @@
 /* test_helpers.c: vow_promise_lazy, vow_delay, vow_retry, a timed-out vow_wait and
  * unhandled reports, and the time rule (NaN, infinities, negative) of every call that
- * takes seconds. */
+ * takes seconds. vow_delay and vow_wait are checked against the real clock; retry's pauses
+ * and "never" (+infinity) run on a test loop's virtual time (vow_testing.h), where "it has
+ * not fired after all timers ran" is exact instead of a bounded sleep. */
 #include "test_support.h"
 
 #include <math.h>
+
+#include "vow_testing.h"
+
+/* A test loop installed on this thread (release it with vow_test_loop_release). */
+static vow_test_loop *
+installed_loop(void)
+{
+    vow_test_loop *l = vow_test_loop_new(0);
+    if (l == NULL || vow_test_loop_install(l) != VOW_OK) abort();
+    return l;
+}
 
 /* ---- lazy promises ---- */
 
@@ -260,19 +273,28 @@ test_retry(void)
     vow_promise_release(p);
     CHECK(wait_counter(&c->t->destroyed, 1, ts_wait_seconds()));
     free(c);
-    /* Gives up after times attempts, with the last error; waits the delay between. */
+    /* Gives up after times attempts, with the last error; waits the delay between (on a
+       test loop: exactly). */
+    vow_test_loop *l = installed_loop();
     c = retry_ctx_new(0, -1);
-    double start = now_seconds();
     p = vow_retry(3, 0.02, retry_make, retry_if, c, retry_ctx_destroy);
+    vow_test_loop_run_until_idle(l);
+    CHECK_EQ_INT(atomic_load(&c->made), 1);
+    vow_test_loop_advance(l, 0.019);
+    CHECK_EQ_INT(atomic_load(&c->made), 1);
+    vow_test_loop_advance(l, 0.001);
+    CHECK_EQ_INT(atomic_load(&c->made), 2);
+    CHECK_EQ_INT(vow_promise_state(p), VOW_PENDING);
+    vow_test_loop_advance(l, 0.02);
     vow_error *e = NULL;
-    CHECK_EQ_INT(wait_promise(p, NULL, &e), VOW_REJECTED);
+    CHECK_EQ_INT(vow_wait(p, 0, NULL, &e), VOW_REJECTED);
     CHECK_EQ_INT(vow_error_code(e), 3);
-    CHECK(now_seconds() - start >= 0.039);
     CHECK_EQ_INT(atomic_load(&c->asked), 2);
     vow_error_release(e);
     vow_promise_release(p);
-    CHECK(wait_counter(&c->t->destroyed, 1, ts_wait_seconds()));
+    CHECK_EQ_INT(track_destroyed(c->t), 1);
     free(c);
+    vow_test_loop_release(l);
     /* The predicate refuses attempt 2's error: no 3rd attempt. */
     c = retry_ctx_new(0, 2);
     p = vow_retry(5, 0, retry_make, retry_if, c, retry_ctx_destroy);
@@ -434,12 +456,15 @@ test_after_time_rule(void)
     check_misuse_line("vow_after");
     CHECK_EQ_INT(vow_wait(p, 5, NULL, NULL), VOW_FULFILLED);
     vow_promise_release(p);
-    /* +INFINITY: never (until cancelled). */
+    /* +INFINITY: never (until cancelled): not after every timer of a test loop ran. */
+    vow_test_loop *l = installed_loop();
     p = vow_after(INFINITY);
-    CHECK_EQ_INT(vow_wait(p, 0.1, NULL, NULL), VOW_PENDING);
+    vow_test_loop_advance(l, INFINITY);
+    CHECK_EQ_INT(vow_promise_state(p), VOW_PENDING);
     vow_cancel(p);
-    CHECK_EQ_INT(vow_wait(p, 1, NULL, NULL), VOW_REJECTED);
+    CHECK_EQ_INT(vow_promise_state(p), VOW_REJECTED);
     vow_promise_release(p);
+    vow_test_loop_release(l);
 }
 
 static void
@@ -460,14 +485,18 @@ test_timeout_time_rule(void)
         vow_promise_release(slow);
         vow_resolver_release(r);
     }
+    /* +INFINITY: never times out (not after every timer of a test loop ran). */
+    vow_test_loop *l = installed_loop();
     vow_resolver *r = NULL;
     vow_promise *slow = vow_promise_pending(&r);
     vow_promise *t = vow_timeout(slow, INFINITY);
-    CHECK_EQ_INT(vow_wait(t, 0.1, NULL, NULL), VOW_PENDING);
+    vow_test_loop_advance(l, INFINITY);
+    CHECK_EQ_INT(vow_promise_state(t), VOW_PENDING);
     release_resolver_later(r);
-    CHECK_EQ_INT(wait_promise(t, NULL, NULL), VOW_FULFILLED);
+    CHECK_EQ_INT(vow_promise_state(t), VOW_FULFILLED);
     vow_promise_release(t);
     vow_promise_release(slow);
+    vow_test_loop_release(l);
 }
 
 static void
@@ -483,12 +512,16 @@ test_delay_time_rule(void)
         CHECK_EQ_INT(vow_wait(d, 5, NULL, NULL), VOW_FULFILLED);
         vow_promise_release(d);
     }
+    /* +INFINITY: the value never passes (not after every timer of a test loop ran). */
+    vow_test_loop *l = installed_loop();
     vow_promise *d = vow_delay(p, INFINITY);
-    CHECK_EQ_INT(vow_wait(d, 0.1, NULL, NULL), VOW_PENDING);
+    vow_test_loop_advance(l, INFINITY);
+    CHECK_EQ_INT(vow_promise_state(d), VOW_PENDING);
     vow_cancel(d);
     vow_promise_release(d);
     vow_promise_release(p);
     vow_value_release(v);
+    vow_test_loop_release(l);
 }
 
 static void

@@ -245,6 +245,9 @@ for pass in "${passes[@]}"; do
     done
 done
 
+# Issue 27: a Swift actor on the libuv bridge (a C program with a Swift component).
+source "$here/actor_uv.sh" && run_actor_uv_test
+
 total_s=$(awk -v a="$start_all" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 echo "loops (${passes[*]}) took ${total_s} s"
 echo "loops: $passed passed, $failed failed"

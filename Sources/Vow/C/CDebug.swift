@@ -16,7 +16,7 @@ public func vow_debug_set(_ on: Bool) {
 
 @c @implementation
 public func vow_debug_enabled() -> Bool {
-    DebugMode.isOn
+    DebugMode.isSet
 }
 
 @c @implementation

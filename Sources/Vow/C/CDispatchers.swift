@@ -1,4 +1,5 @@
 import CVow
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -20,35 +21,44 @@ import Glibc
 /// instead of hanging. `submit` is never called under a library lock.
 ///
 /// Lifetime: every job the host holds keeps its dispatcher alive, so the host's
-/// `destroy(ctx)` runs (in `deinit`) once the last reference (C's, the default setting's,
-/// or a registered link's) is gone and every submitted job was run or dropped.
-final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, @unchecked Sendable {
-    // @unchecked: immutable; the host vouches that `submit` may be called from any thread
-    // with `ctx` (header, vow_dispatcher_new).
+/// `destroy(ctx)` runs once the last reference (C's, the default setting's, or a registered
+/// link's) is gone and every submitted job was run or dropped. The dispatcher's Swift
+/// executor (`executor`, see CExecutorJobs.swift) keeps the host's loop (`HostLoop`, which
+/// runs `destroy` when it goes) but not the dispatcher, so an actor may hold either.
+final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, ExecutorProviding, @unchecked Sendable {
+    // @unchecked: immutable but for `lazyExecutor` (atomic); the host vouches that `submit`
+    // may be called from any thread with `ctx` (header, vow_dispatcher_new).
     typealias Submit = @convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void
 
     private let submitToHost: Submit
     private let ctx: UnsafeMutableRawPointer?
-    private let destroy: CDestroy?
+    /// The host's loop: its submit, ctx and destroy, shared with the executor.
+    let loop: HostLoop
+    private let lazyExecutor = AtomicLazyReference<HostedExecutor>()
 
     init(submit: @escaping Submit, ctx: UnsafeMutableRawPointer?, destroy: CDestroy?) {
         submitToHost = submit
         self.ctx = ctx
-        self.destroy = destroy
+        loop = HostLoop(submit: submit, ctx: ctx, destroy: destroy)
         super.init(tag: .dispatcher)
+        loop.dispatcherIdentity = ObjectIdentifier(self)
     }
-
-    deinit { destroy?(ctx) }
 
     /// FIFO, one job at a time: the host's promise.
     var isSerial: Bool { true }
+
+    /// The dispatcher as a Swift executor, made on first use.
+    var providedExecutor: VowExecutor {
+        if let made = lazyExecutor.load() { return made }
+        return lazyExecutor.storeIfNil(HostedExecutor(host: loop))
+    }
 
     func dispatch(_ work: @escaping @Sendable () -> Void) {
         submit(ClosureJob(work))
     }
 
     func submit(_ continuation: Continuation) {
-        let job = HostJob(continuation, dispatcher: self)
+        let job = HostJob(continuation, keeping: self, identity: ObjectIdentifier(self))
         submitToHost(ctx, runHostJob, UnsafeMutableRawPointer(job.retainedHandle))
     }
 }
@@ -56,14 +66,19 @@ final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, @uncheck
 /// One continuation handed to a host's `submit`: the host owns the +1 reference until it
 /// runs the job or drops it. Tagged like a handle, so a job run or dropped a second time
 /// (after it was freed) is usually caught by its `released` tag instead of being used.
-private final class HostJob: HandleObject, @unchecked Sendable {
+final class HostJob: HandleObject, @unchecked Sendable {
     // @unchecked: immutable; run or dropped once.
     let continuation: Continuation
-    let dispatcher: HostDispatcher
+    /// What the job keeps alive while the host holds it: its dispatcher (or, for a Swift
+    /// job in a box, the host's loop).
+    let owner: AnyObject
+    /// The mark on the thread that runs it: its dispatcher's identity.
+    let identity: ObjectIdentifier
 
-    init(_ continuation: Continuation, dispatcher: HostDispatcher) {
+    init(_ continuation: Continuation, keeping owner: AnyObject, identity: ObjectIdentifier) {
         self.continuation = continuation
-        self.dispatcher = dispatcher
+        self.owner = owner
+        self.identity = identity
         super.init(tag: .job)
     }
 
@@ -80,16 +95,21 @@ private final class HostJob: HandleObject, @unchecked Sendable {
 
 /// The `run` a host calls with a job: runs it once (marking the thread as running its
 /// dispatcher) and releases it.
-private let runHostJob: vow_job = { raw in
+let runHostJob: vow_job = { raw in
     guard let raw, let job = HostJob.take(raw, in: "run(job)") else { return }
-    ThreadState.running(serialDispatcher: ObjectIdentifier(job.dispatcher)) {
+    ThreadState.running(serialDispatcher: job.identity) {
         job.continuation.run()
     }
 }
 
 @c @implementation
 public func vow_job_drop(_ job: UnsafeMutableRawPointer?) {
-    guard let job, let taken = HostJob.take(job, in: "vow_job_drop") else { return }
+    guard let job else { return }
+    if isSwiftJob(job) {
+        dropSwiftJob(job)
+        return
+    }
+    guard let taken = HostJob.take(job, in: "vow_job_drop") else { return }
     taken.continuation.dropped()
 }
 

@@ -39,6 +39,8 @@ enum HandleTag: UInt32 {
     case dispatcher = 0x7073_6964  // "disp"
     case trampoline = 0x6d61_7274  // "tram"
     case job = 0x2062_6f6a         // "job "
+    case swiftJob = 0x626f_6a73    // "sjob" (a Swift job handed to a host loop: see CExecutorJobs.swift)
+    case testLoop = 0x706f_6c74    // "tlop"
     case released = 0x6461_6564    // "dead" (a released handle; the engine's `Continuation.releasedTag`)
 
     var typeName: String {
@@ -50,6 +52,8 @@ enum HandleTag: UInt32 {
         case .dispatcher: return "vow_dispatcher"
         case .trampoline: return "vow_trampoline"
         case .job: return "job"
+        case .swiftJob: return "Swift job"
+        case .testLoop: return "vow_test_loop"
         case .released: return "a released handle"
         }
     }

@@ -85,6 +85,8 @@ final class RetryAttempt: @unchecked Sendable {
     private var current: Core?
     private var stopped = false
     private let delay: Double
+    /// The clock of the thread that started the retry: the pauses run on it.
+    private let clock = TimerClock.current
     private let dispatcher: any Dispatcher
     private let make: @Sendable () throws -> Core
     private let shouldRetry: (@Sendable (any Error) -> Bool)?
@@ -166,7 +168,7 @@ final class RetryAttempt: @unchecked Sendable {
             next()
             return
         }
-        let wait = Core.after(seconds: delay, value: ())
+        let wait = Core.after(seconds: delay, value: (), clock: clock)
         lock.withLock { current = wait }
         wait.attach(ClosureJob { [self] in
             if wait.isFulfilled {

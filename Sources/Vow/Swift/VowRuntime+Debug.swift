@@ -14,7 +14,7 @@ extension VowRuntime {
     /// line, in `unhandledErrorReporter`, in the broken-promise error's message and in
     /// `pendingPromises()`. Off, making a promise costs one extra load and branch.
     public static var debugMode: Bool {
-        get { DebugMode.isOn }
+        get { DebugMode.isSet }
         set { DebugMode.set(newValue) }
     }
 
@@ -87,7 +87,7 @@ public struct PendingPromise: Sendable, CustomStringConvertible {
     /// while debug mode was off.
     public let waitingOn: String?
 
-    init(_ record: PendingRecord) {
+    package init(_ record: PendingRecord) {
         site = record.site
         chainSite = record.chainSite
         age = record.age

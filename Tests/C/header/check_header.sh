@@ -52,6 +52,11 @@ check "clang c11 arrays"     clang   -std=c11   $warn -fsyntax-only -I"$root/inc
 check "gcc c17 arrays"       gcc     -std=c17   $warn -fsyntax-only -I"$root/include" "$here/arrays_c.c"
 check "g++ c++17 arrays"     g++     -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/arrays_cpp.cpp"
 check "clang++ c++17 arrays" clang++ -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/arrays_cpp.cpp"
+# vow_testing.h, the test loops' header, over vow.h.
+check "gcc c99 vow_testing.h"       gcc     -std=c99   $warn -fsyntax-only -I"$root/include" "$here/testing_c.c"
+check "clang c99 vow_testing.h"     clang   -std=c99   $warn -fsyntax-only -I"$root/include" "$here/testing_c.c"
+check "g++ c++17 vow_testing.h"     g++     -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/testing_cpp.cpp"
+check "clang++ c++17 vow_testing.h" clang++ -std=c++17 $warn -fsyntax-only -I"$root/include" "$here/testing_cpp.cpp"
 }
 
 # VOW_NONNULL: a literal NULL there is a compile-time error under -Werror=nonnull with clang,

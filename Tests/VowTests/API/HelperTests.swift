@@ -157,23 +157,6 @@ struct HelperTests {
 
     // MARK: retry(times:delay:if:)
 
-    @Test("retry(if:) retries only the errors the predicate accepts")
-    func retryIf() throws {
-        let attempts = Counter()
-        let result = retry(times: 5, if: { ($0 as? TestError)?.tag != 2 }) { () -> Promise<Int> in
-            Promise(error: TestError(attempts.increment()))
-        }
-        #expect(try error(of: result) as? TestError == TestError(2))
-        #expect(attempts.value == 2)
-        let calls = Counter()
-        let succeeded = retry(times: 3, delay: 0.01, if: { _ in calls.increment() > 0 }) { () -> Promise<Int> in
-            let attempt = attempts.increment()
-            return attempt < 5 ? Promise(error: TestError(attempt)) : .value(attempt)
-        }
-        #expect(try value(of: succeeded) == 5)
-        #expect(calls.value == 2)
-    }
-
     @Test("retry(if:) never retries a cancellation and does not ask the predicate about it")
     func retryIfCancellation() throws {
         let asked = Counter()
@@ -187,22 +170,9 @@ struct HelperTests {
         #expect(asked.value == 0)
     }
 
-    @Test("retry's delay: NaN, negative and -infinity retry at once; +infinity makes the first failure final")
-    func retryDelayRule() throws {
-        for delay in [Double.nan, -1, -Double.infinity] {
-            let attempts = Counter()
-            let result = retry(times: 3, delay: delay) { () -> Promise<Int> in Promise(error: TestError(attempts.increment())) }
-            #expect(try error(of: result, within: 5) as? TestError == TestError(3))
-        }
-        let attempts = Counter()
-        let never = retry(times: 3, delay: .infinity) { () -> Promise<Int> in Promise(error: TestError(attempts.increment())) }
-        #expect(try error(of: never, within: 5) as? TestError == TestError(1))
-        #expect(attempts.value == 1)
-    }
+    // MARK: delay(seconds:) (on virtual time: Tests/VowTestingTests/TimerTests.swift)
 
-    // MARK: delay(seconds:)
-
-    @Test("delay(seconds:) passes the value on after the pause, a rejection at once")
+    @Test("delay(seconds:) passes the value on after a real pause, a rejection at once")
     func delay() throws {
         let start = ContinuousClock.now
         #expect(try value(of: Promise.value(5).delay(seconds: 0.05)) == 5)
@@ -215,49 +185,7 @@ struct HelperTests {
         #expect(elapsed(rejectedAt) < .seconds(20))
     }
 
-    @Test("delay(seconds:): cancelling during the pause settles it cancelled at once")
-    func delayCancelled() throws {
-        let delayed = Promise.value(1).delay(seconds: 30)
-        #expect(delayed.isPending)
-        delayed.cancel()
-        #expect(try vowCode(of: delayed, within: 1) == .cancelled)
-    }
-
-    @Test("delay(seconds:): zero, negative, -infinity and NaN pass at once; +infinity never")
-    func delayRule() throws {
-        for seconds in [0, -1, -Double.infinity, .nan] {
-            #expect(try value(of: Promise.value(2).delay(seconds: seconds), within: 5) == 2)
-        }
-        let never = Promise.value(3).delay(seconds: .infinity)
-        #expect(throws: TestTimeout.self) { try value(of: never, within: 0.1) }
-        never.cancel()
-    }
-
-    // MARK: Timers and the time rule
-
-    @Test("after(seconds:): +infinity never fires, -infinity fires at once")
-    func afterInfinity() throws {
-        try value(of: after(seconds: -Double.infinity), within: 5)
-        let never = after(seconds: .infinity)
-        #expect(throws: TestTimeout.self) { try value(of: never, within: 0.1) }
-        never.cancel()
-        #expect(try vowCode(of: never, within: 1) == .cancelled)
-    }
-
-    @Test("timeout(seconds:): NaN, negative and -infinity time out at once; +infinity never")
-    func timeoutRule() throws {
-        for seconds in [Double.nan, -1, -Double.infinity, 0] {
-            let (slow, resolver) = Promise<Int>.pending()
-            #expect(try vowCode(of: slow.timeout(seconds: seconds), within: 5) == .timeout)
-            withExtendedLifetime(resolver) {}
-        }
-        #expect(try value(of: Promise.value(1).timeout(seconds: .nan)) == 1)
-        let (slow, resolver) = Promise<Int>.pending()
-        let guarded = slow.timeout(seconds: .infinity)
-        #expect(throws: TestTimeout.self) { try value(of: guarded, within: 0.1) }
-        resolver.fulfill(4)
-        #expect(try value(of: guarded) == 4)
-    }
+    // MARK: The time rule of waits (of timers: Tests/VowTestingTests/TimerTests.swift)
 
     @Test("the engine's timed wait: NaN, negative and -infinity do not wait; +infinity waits until settled")
     func engineWaitRule() throws {

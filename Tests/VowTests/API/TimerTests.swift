@@ -1,8 +1,10 @@
 import Testing
 @testable import Vow
 
-// after(seconds:), timeout(seconds:), retry(times:delay:_:). Timing checks are lower
-// bounds only: a loaded machine may be late, never early.
+// after(seconds:), timeout(seconds:), retry(times:delay:_:). The tests that wait here
+// check the real clock (lower bounds only: a loaded machine may be late, never early); the
+// timers' behaviour on time itself is tested on virtual time, with VowTesting's TestLoop
+// (Tests/VowTestingTests/TimerTests.swift).
 
 private func elapsed(_ start: ContinuousClock.Instant) -> Duration { ContinuousClock.now - start }
 
@@ -53,16 +55,6 @@ struct TimerTests {
         #expect(eventually { cancelHandler.value == 1 })
     }
 
-    @Test("timeout: a slow source that something else needs is not cancelled")
-    func timeoutSparesSharedSource() throws {
-        let (slow, resolver) = Promise<Int>.pending()
-        let other = slow.map { $0 + 1 }
-        #expect(try vowCode(of: slow.timeout(seconds: 0.02)) == .timeout)
-        #expect(!slow.isCancelled)
-        resolver.fulfill(1)
-        #expect(try value(of: other) == 2)
-    }
-
     @Test("retry: succeeds on the 3rd of 5 attempts, after exactly 3 calls")
     func retrySucceedsOnThird() throws {
         let attempts = Counter()
@@ -105,18 +97,6 @@ struct TimerTests {
         }
         #expect(try vowCode(of: result) == .cancelled)
         #expect(attempts.value == 1)
-    }
-
-    @Test("retry: waits `delay` between attempts")
-    func retryDelay() throws {
-        let attempts = Counter()
-        let start = ContinuousClock.now
-        let result = retry(times: 3, delay: 0.02) { () -> Promise<Int> in
-            Promise(error: TestError(attempts.increment()))
-        }
-        #expect(try error(of: result) as? TestError == TestError(3))
-        #expect(attempts.value == 3)
-        #expect(elapsed(start) >= .milliseconds(39))
     }
 
     @Test("retry: cancelling the result cancels the current attempt and stops further ones")

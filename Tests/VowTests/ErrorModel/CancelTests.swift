@@ -230,28 +230,8 @@ extension ErrorModel {
             withExtendedLifetime(resolver) {}
         }
 
-        // MARK: Timers, work, retry, race
-
-        @Test func cancelledAfterDoesNotFire() {
-            let timer = after(seconds: 0.05)
-            let cancelHandlers = Counter()
-            timer.core.onCancel { cancelHandlers.increment() }
-            // Records every outcome delivered to the timer's promise (an observer is no
-            // dependent: it neither keeps the timer alive nor is removed by cancellation).
-            let outcomes = Locked<[Bool]>([])
-            timer.core.attach(ClosureJob { [core = timer.core] in
-                outcomes.withLock { $0.append(core.isFulfilled) }
-            })
-            let waiting = timer.then { _ in }
-            waiting.cancel()   // travels up to `timer`, its only dependent
-            #expect(timer.isCancelled)
-            expectCount(cancelHandlers, 1)
-            // The one place a bounded sleep is the test: more than twice the delay.
-            usleep(150_000)
-            #expect(timer.isCancelled)
-            #expect((timer.error as? VowError)?.vowCode == .cancelled)
-            #expect(outcomes.withLock { $0 } == [false], "one outcome, the cancellation; no fulfilment")
-        }
+        // MARK: Timers, work, retry, race (timers firing, on virtual time:
+        // Tests/VowTestingTests/TimerTests.swift)
 
         @Test func cancellingATimeoutStopsItAndCancelsTheSource() {
             let (source, resolver, cancels) = producer()
@@ -261,28 +241,6 @@ extension ErrorModel {
             expectCount(cancels, 1)
             #expect((limited.error as? VowError)?.vowCode == .cancelled)
             withExtendedLifetime(resolver) {}
-        }
-
-        @Test func timeoutFiringCancelsTheSource() {
-            let (source, resolver, cancels) = producer()
-            let limited = source.timeout(seconds: 0.02)
-            let error = ErrorModel.error(of: limited)
-            #expect(error.map { VowError.Code.timeout ~= $0 } == true)
-            // The timer settles the timeout's promise first, then releases the source.
-            #expect(ErrorModel.poll { source.isCancelled })
-            expectCount(cancels, 1)
-            withExtendedLifetime(resolver) {}
-        }
-
-        @Test func timeoutFiringSparesASourceSomeoneElseNeeds() {
-            let (source, resolver, cancels) = producer()
-            let other = source.then { $0 + 1 }
-            let limited = source.timeout(seconds: 0.02)
-            #expect(ErrorModel.error(of: limited).map { VowError.Code.timeout ~= $0 } == true)
-            #expect(source.isPending)
-            resolver.fulfill(1)
-            #expect(ErrorModel.value(of: other) == 2)
-            expectCount(cancels, 0)
         }
 
         @Test func workCancelledBeforeItStartsNeverRuns() {
@@ -317,23 +275,6 @@ extension ErrorModel {
             expectCount(attemptCancels, 1)
             // ...and no further attempt starts.
             #expect(attempts.count == 1)
-        }
-
-        @Test func cancellingRetryDuringItsDelayStopsFurtherAttempts() {
-            let attempts = Counter()
-            let result = retry(times: 5, delay: 0.05) { () -> Promise<Int> in
-                attempts.increment()
-                return Promise(error: TokenError("attempt"))
-            }
-            // The first attempt failed at once; the retry now waits 0.05 s.
-            #expect(attempts.count == 1)
-            result.cancel()
-            ErrorModel.drainDefault()   // its cancel handler (which stops the retry) has run
-            // Proving that something does not happen takes a bounded sleep (3x the delay),
-            // as for `after`.
-            usleep(150_000)
-            #expect(attempts.count == 1)
-            #expect(result.isCancelled)
         }
 
         @Test func raceCancelsLosersUnderTheUpstreamRule() {

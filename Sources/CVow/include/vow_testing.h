@@ -1,0 +1,1 @@
+../../../include/vow_testing.h
