@@ -24,8 +24,14 @@
 # -Wshadow -Wconversion -Wsign-conversion -Wold-style-cast): as it is, with -fno-exceptions,
 # and with -DVOW_DEBUG_SITES (vow.h's site macros).
 #
+# Plain runs use every build; the valgrind and ASan runs use two of them,
+# CPP_SANITIZER_BUILDS (default "g++:c++17 clang++:c++20": each compiler and each standard
+# under each sanitizer once, at half the cost of all four). The programs of a mode are
+# compiled in parallel, one job per processor, before any of them runs.
+#
 # Environment: CPP_TESTS="test_cpp_values test_cpp_cancel" runs only those programs;
-# CPP_BUILDS="g++:c++20 clang++:c++17" only those builds.
+# CPP_BUILDS="g++:c++20 clang++:c++17" only those builds (for every mode);
+# CPP_SANITIZER_BUILDS="..." the builds of the valgrind and ASan runs.
 #
 # One line per program and build, then exactly: `cpp-tests (MODE): N passed, M failed`
 # per mode (N, M = program builds). Exit status non-zero if anything failed.
@@ -67,6 +73,12 @@ export SWIFT_BACKTRACE=enable=no
 status=0
 builds=(g++:c++17 g++:c++20 clang++:c++17 clang++:c++20)
 [[ -n "${CPP_BUILDS:-}" ]] && read -r -a builds <<<"$CPP_BUILDS"
+sanitizer_builds=(g++:c++17 clang++:c++20)
+if [[ -n "${CPP_SANITIZER_BUILDS:-}" ]]; then
+    read -r -a sanitizer_builds <<<"$CPP_SANITIZER_BUILDS"
+elif [[ -n "${CPP_BUILDS:-}" ]]; then
+    sanitizer_builds=("${builds[@]}")
+fi
 warn=(-Wall -Wextra -Werror)
 
 # --- the header, every template instantiated, strict warnings -------------------------------
@@ -149,9 +161,52 @@ build_program() {
     built[$exe]=1
 }
 
+# The builds a mode runs: every build plain, the sanitizer builds under valgrind and ASan.
+mode_builds() {
+    if [[ "$1" == plain ]]; then echo "${builds[@]}"; else echo "${sanitizer_builds[@]}"; fi
+}
+
+# prebuild MODE: compiles the mode's programs in parallel (one job per processor); a
+# program that fails to build here is built again, and its failure reported, by run_mode.
+prebuild() {
+    local mode=$1 jobs running=0 src build
+    jobs=$(nproc 2>/dev/null || echo 2)
+    local -a mine=()
+    read -r -a mine <<<"$(mode_builds "$mode")"
+    local -a made=()
+    for src in "$here"/test_*.cpp; do
+        local name
+        name="$(basename "$src" .cpp)"
+        if [[ -n "${CPP_TESTS:-}" ]] && [[ " $CPP_TESTS " != *" $name "* ]]; then continue; fi
+        [[ "$name" == test_cpp_swift && "$stage_ok" -ne 1 ]] && continue
+        for build in "${mine[@]}"; do
+            local cxx=${build%%:*} std=${build#*:}
+            build_program "$src" "$cxx" "$std" "$mode" >/dev/null 2>&1 &
+            made+=("$src|$cxx|$std")
+            running=$((running + 1))
+            if [[ "$running" -ge "$jobs" ]]; then wait -n; running=$((running - 1)); fi
+        done
+    done
+    wait
+    # The jobs ran in subshells: note here what they built.
+    local entry
+    for entry in "${made[@]}"; do
+        IFS='|' read -r src cxx std <<<"$entry"
+        local name tag path
+        name="$(basename "$src" .cpp)"
+        tag="${cxx%%+*}${std#c++}"
+        path="$out/$name-$tag"
+        [[ "$mode" == asan ]] && path="$path-asan"
+        [[ -x "$path" ]] && built[$path]=1
+    done
+}
+
 run_mode() {
     local mode=$1 passed=0 failed=0 timeout_s=120
     local prefix=()
+    local -a mode_build_list=()
+    read -r -a mode_build_list <<<"$(mode_builds "$mode")"
+    prebuild "$mode"
     case "$mode" in
         valgrind)
             command -v valgrind >/dev/null 2>&1 || { echo "run-cpp-tests: valgrind not found" >&2; return 1; }
@@ -177,7 +232,7 @@ run_mode() {
         local name
         name="$(basename "$src" .cpp)"
         if [[ -n "${CPP_TESTS:-}" ]] && [[ " $CPP_TESTS " != *" $name "* ]]; then continue; fi
-        for build in "${builds[@]}"; do
+        for build in "${mode_build_list[@]}"; do
             local cxx=${build%%:*} std=${build#*:} label="$name ($build, $mode)"
             if [[ "$name" == test_cpp_swift && "$stage_ok" -ne 1 ]]; then
                 echo "FAIL $label: the Swift stage library did not build ($stage_log)"
