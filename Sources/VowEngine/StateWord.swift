@@ -84,48 +84,23 @@ import Glibc
 }
 
 extension Continuation {
-    /// Takes the lock bit of `word` and returns the flags. Spins briefly, then yields the
-    /// processor, so a holder that was preempted is not starved. Critical sections are a
-    /// few loads and stores; never call user code or drop the last reference to a promise
-    /// while holding the lock.
+    /// Takes the lock bit of `word` (the engine's one lock, `WordLock`) and returns the
+    /// flags. Critical sections are a few loads and stores; never call user code or drop
+    /// the last reference to a promise while holding the lock.
     @inlinable @inline(__always)
     package final func lock() -> Flags {
-        let current = word.load(ordering: .relaxed) & ~Flags.locked.rawValue
-        let (exchanged, _) = word.compareExchange(expected: current, desired: current | Flags.locked.rawValue,
-                                                  successOrdering: .acquiring, failureOrdering: .relaxed)
-        if exchanged { return Flags(rawValue: current) }
-        return lockContended()
-    }
-
-    @usableFromInline @inline(never)
-    package final func lockContended() -> Flags {
-        var spins = 0
-        while true {
-            let current = word.load(ordering: .relaxed)
-            if current & Flags.locked.rawValue == 0 {
-                let (exchanged, _) = word.compareExchange(expected: current, desired: current | Flags.locked.rawValue,
-                                                          successOrdering: .acquiring, failureOrdering: .relaxed)
-                if exchanged { return Flags(rawValue: current) }
-            }
-            spins &+= 1
-            if spins >= 64 { sched_yield() }
-        }
+        Flags(rawValue: WordLock.lock(word, expecting: WordLock.guess(word)))
     }
 
     /// Releases the lock, storing `flags` (without the lock bit).
-    ///
-    /// An atomic exchange, not a plain releasing store: Swift's ARC optimizer moves a
-    /// retain past an atomic store, so a reference copied out under the lock could be
-    /// retained after another thread replaced and freed it (a crash once, in the
-    /// unhandled-error setting). A read-modify-write is a barrier for that motion.
     @inlinable @inline(__always)
     package final func unlock(_ flags: Flags) {
-        _ = word.exchange(flags.rawValue & ~Flags.locked.rawValue, ordering: .releasing)
+        WordLock.unlock(word, storing: flags.rawValue)
     }
 
     /// The flags as they are now, without locking (each flag only goes from clear to set).
     @inlinable @inline(__always)
     package final var flags: Flags {
-        Flags(rawValue: word.load(ordering: .acquiring) & ~Flags.locked.rawValue)
+        Flags(rawValue: WordLock.bits(of: word))
     }
 }
