@@ -47,10 +47,8 @@ let package = Package(
         ),
         // The engine: the promise state machine, the link primitive, dispatchers,
         // cancellation, waiting, unhandled-error tracking. Knows nothing of the faces.
-        .systemLibrary(name: "CFutex", path: "Sources/CFutex"),
         .target(
             name: "VowEngine",
-            dependencies: ["CFutex"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The faces: Promise<T>, AnyPromise, the C interface (vow.h), libffi calls.

@@ -22,74 +22,6 @@ import Darwin
 /// code, and never drop the last reference to a promise, while holding it (a dropped
 /// promise may report an unhandled error, which is user code). Move values out under the
 /// lock, act on them after unlocking.
-#if VOW_LOCK_FUTEX
-import CFutex
-
-// Measurement variant (Benchmarks/README.md, "One lock"): waiters spin briefly, then sleep
-// on a futex on the word; bit 31 says someone may sleep, and the unlock that sees it wakes
-// one. A woken waiter takes the lock with the bit set again (others may still sleep).
-@usableFromInline enum WordLock {
-    @inlinable static var lockedBit: UInt32 { 1 }
-    @inlinable static var waitersBit: UInt32 { 1 << 31 }
-    @inlinable static var lockBits: UInt32 { lockedBit | waitersBit }
-
-    @inlinable @inline(__always)
-    static func lock(_ word: borrowing Atomic<UInt32>, expecting bits: UInt32) -> UInt32 {
-        let (exchanged, _) = word.compareExchange(expected: bits, desired: bits | lockedBit,
-                                                  successOrdering: .acquiring, failureOrdering: .relaxed)
-        if exchanged { return bits }
-        return lockContended(word)
-    }
-
-    @usableFromInline @inline(never)
-    static func lockContended(_ word: borrowing Atomic<UInt32>) -> UInt32 {
-        for _ in 0..<100 {
-            let current = word.load(ordering: .relaxed)
-            if current & lockedBit == 0 {
-                let (exchanged, _) = word.compareExchange(expected: current, desired: current | lockedBit,
-                                                          successOrdering: .acquiring, failureOrdering: .relaxed)
-                if exchanged { return current & ~waitersBit }
-            }
-        }
-        while true {
-            let current = word.load(ordering: .relaxed)
-            if current & lockedBit == 0 {
-                let (exchanged, _) = word.compareExchange(expected: current, desired: current | lockBits,
-                                                          successOrdering: .acquiring, failureOrdering: .relaxed)
-                if exchanged { return current & ~waitersBit }
-                continue
-            }
-            if current & waitersBit == 0 {
-                let (exchanged, _) = word.compareExchange(expected: current, desired: current | waitersBit,
-                                                          successOrdering: .relaxed, failureOrdering: .relaxed)
-                if !exchanged { continue }
-            }
-            withUnsafePointer(to: word) { vow_futex_wait(UnsafeRawPointer($0), current | waitersBit) }
-        }
-    }
-
-    @inlinable @inline(__always)
-    static func unlock(_ word: borrowing Atomic<UInt32>, storing bits: UInt32) {
-        let previous = word.exchange(bits & ~lockBits, ordering: .releasing)
-        if _slowPath(previous & waitersBit != 0) { wakeOne(word) }
-    }
-
-    @usableFromInline @inline(never)
-    static func wakeOne(_ word: borrowing Atomic<UInt32>) {
-        withUnsafePointer(to: word) { vow_futex_wake_one(UnsafeRawPointer($0)) }
-    }
-
-    @inlinable @inline(__always)
-    static func bits(of word: borrowing Atomic<UInt32>) -> UInt32 {
-        word.load(ordering: .acquiring) & ~lockBits
-    }
-
-    @inlinable @inline(__always)
-    static func guess(_ word: borrowing Atomic<UInt32>) -> UInt32 {
-        word.load(ordering: .relaxed) & ~lockBits
-    }
-}
-#else
 @usableFromInline enum WordLock {
     /// The lock bit.
     @inlinable static var lockedBit: UInt32 { 1 }
@@ -148,7 +80,6 @@ import CFutex
         word.load(ordering: .acquiring) & ~lockedBit
     }
 }
-#endif
 
 /// A lock for an object's or a setting's short critical sections: a word of its own for
 /// `WordLock` (see there for the rules).

@@ -16,8 +16,8 @@ import Glibc
     @usableFromInline package let rawValue: UInt32
     @usableFromInline package init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    /// The lock bit (`Core.lock()` / `unlock(_:)`).
-    @inlinable package static var locked: Flags { Flags(rawValue: 1 << 0) }
+    /// The lock bit (`Core.lock()` / `unlock(_:)`: the engine's one lock, `WordLock`).
+    @inlinable package static var locked: Flags { Flags(rawValue: WordLock.lockedBit) }
     /// Fulfilled or rejected: the stored value or error never changes again.
     @inlinable package static var settled: Flags { Flags(rawValue: 1 << 1) }
     /// Rejected: the stored value is the error.
