@@ -266,6 +266,21 @@ extension Core {
     /// The site of the promise it waits on (nil: it waits on no promise, say on its
     /// resolver or a timer, or that promise has no record).
     @usableFromInline package let waitingOn: String?
+
+    /// The census line, as every face writes it (Swift's `PendingPromise.description`, C's
+    /// `vow_debug_dump_pending` and `vow_test_loop_dump_pending`).
+    package var line: String {
+        PendingRecord.line(site: site, chainSite: chainSite, age: age, waitingOn: waitingOn)
+    }
+
+    /// The one format of a census line: "SITE: pending for AGE s, waiting on SITE (chain
+    /// began at SITE)", the age in seconds with three decimals.
+    package static func line(site: String, chainSite: String, age: Double, waitingOn: String?) -> String {
+        let millis = Int((max(0, age) * 1000).rounded())
+        let fraction = String(millis % 1000)
+        let seconds = "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        return "\(site): pending for \(seconds) s, waiting on \(waitingOn ?? "no promise") (chain began at \(chainSite))"
+    }
 }
 
 /// The promises that have a debug record, for the census (which shows the pending ones).

@@ -1,11 +1,7 @@
-@_exported import VowEngine
+// The process-wide settings as Swift sets them (the same settings as C's
+// `vow_set_default_dispatcher` and `vow_set_unhandled_error_handler`).
 
-/// Process-wide settings, shared with C.
-///
-/// Named `VowRuntime`, not after the module: `Vow.Promise`, `Vow.AnyPromise` and the like
-/// name the module's types, as a program that also imports PromiseKit (or has a `Promise`
-/// of its own) needs to write.
-public enum VowRuntime {
+extension VowRuntime {
     /// The library's own default dispatcher: one serial queue, never the main queue.
     static var librarySerial: SerialDispatcher { Dispatchers.librarySerial }
 
