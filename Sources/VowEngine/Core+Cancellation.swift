@@ -5,7 +5,7 @@
 extension Core {
     /// Cancels this promise if it is pending (see above). Iterative: a cancellation
     /// travelling up a long chain does not recurse.
-    @usableFromInline package final func cancel() {
+    @usableFromInline final package func cancel() {
         var work: [Core] = [self]
         while let core = work.popLast() {
             guard let released = core.settle(StoredValue(error: EngineError.cancelled), rejected: true,
@@ -29,7 +29,7 @@ extension Core {
     /// a C context's `destroy`, are released); a cleanup link stays (it still runs) but no
     /// longer counts. Returns true if this promise is pending and now has no live
     /// dependent, so the cancellation should reach it.
-    @usableFromInline package final func dependentGone(_ dependent: Core) -> Bool {
+    @usableFromInline final func dependentGone(_ dependent: Core) -> Bool {
         let flags = lock()
         var removed: [Continuation] = []
         var found = false
@@ -58,7 +58,7 @@ extension Core {
 
     /// Tells every upstream this promise waited on that it no longer needs them (a race
     /// that settled, a timeout that fired): each is cancelled under the upstream rule.
-    @usableFromInline package final func releaseUpstreams(_ upstreams: [Core]) {
+    @usableFromInline final func releaseUpstreams(_ upstreams: [Core]) {
         for source in upstreams where source.dependentGone(self) {
             source.cancel()
         }
@@ -68,14 +68,14 @@ extension Core {
     /// is when the cancellation arrives) when this promise is cancelled; at once (queued) if
     /// it already was; it is dropped (its captures released) if the promise settles
     /// otherwise.
-    @usableFromInline package final func onCancel(_ handler: @escaping @Sendable () -> Void) {
+    @usableFromInline final package func onCancel(_ handler: @escaping @Sendable () -> Void) {
         addCancelHandler(ClosureJob(handler))
     }
 
     /// `onCancel(_:)` with the handler run on `dispatcher` (fixed now) instead of the
     /// default dispatcher as it is when the cancellation arrives. Dropped by `dispatcher`,
     /// the handler never runs and its captures are released.
-    @usableFromInline package final func onCancel(on dispatcher: any Dispatcher,
+    @usableFromInline final package func onCancel(on dispatcher: any Dispatcher,
                                                   _ handler: @escaping @Sendable () -> Void) {
         addCancelHandler(TargetedJob(ClosureJob(handler), on: dispatcher))
     }
@@ -124,7 +124,7 @@ private func submitCancelHandler(_ handler: Continuation, defaultQueue queue: an
 extension Continuation {
     /// True if this registration keeps the promise it waits on wanted: it settles a
     /// dependent, unless it is a cleanup link whose promise was already cancelled.
-    @usableFromInline package final var isLiveDependent: Bool {
+    @usableFromInline final var isLiveDependent: Bool {
         guard let dependent = dependentPromise else { return false }
         return !(isCleanupLink && dependent.flags.contains(.settled))
     }

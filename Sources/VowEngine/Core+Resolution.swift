@@ -42,7 +42,7 @@ package protocol Resolvable {
 
     /// The call; `target` is the promise being resolved (a C thenable's once-only resolver
     /// registers cancel handlers on it).
-    @usableFromInline package let call: Call
+    @usableFromInline let call: Call
 
     @usableFromInline package init(_ call: @escaping Call) {
         self.call = call
@@ -53,11 +53,11 @@ package protocol Resolvable {
 /// call wins; if the thenable releases both callbacks without calling either, the promise
 /// can never settle, so it is rejected with the broken-promise error (as a resolver
 /// released unused would be) instead of hanging and keeping its chain alive.
-@usableFromInline package final class ThenableCallbacks: Sendable {
-    @usableFromInline package let target: Core
-    @usableFromInline package let once = OnceFlag()
+@usableFromInline final class ThenableCallbacks: Sendable {
+    @usableFromInline let target: Core
+    @usableFromInline let once = OnceFlag()
 
-    @usableFromInline package init(target: Core) { self.target = target }
+    @usableFromInline init(target: Core) { self.target = target }
 
     deinit {
         if once.claim() {
@@ -68,7 +68,7 @@ package protocol Resolvable {
 
 /// Lets only the first of several callers through (the once-only resolver pair of
 /// Promises/A+ 2.3.3.3.3).
-@usableFromInline package final class OnceFlag: Sendable {
+@usableFromInline final package class OnceFlag: Sendable {
     private let used = Atomic<Bool>(false)
     @usableFromInline package init() {}
     /// True for the first caller only.
@@ -81,7 +81,7 @@ package protocol Resolvable {
 extension Core {
     /// The procedure once `x` was classified: adopts, assimilates, or fulfils with `x`
     /// (stored as its dynamic type). The caller has the right to settle this promise.
-    @usableFromInline package final func resolve(_ x: Any, as resolution: Resolution) {
+    @usableFromInline final package func resolve(_ x: Any, as resolution: Resolution) {
         switch resolution {
         case .adopt(let source): follow(source)
         case .assimilate(let thenable): assimilate(thenable)
@@ -91,7 +91,7 @@ extension Core {
 
     /// The procedure through the resolver (the faces' `resolve`): adopting
     /// or assimilating uses the resolver up. Returns false if it was already used.
-    @usableFromInline package final func resolveFromResolver(_ x: Any, as resolution: Resolution) -> Bool {
+    @usableFromInline final package func resolveFromResolver(_ x: Any, as resolution: Resolution) -> Bool {
         switch resolution {
         case .adopt(let source):
             guard claimResolver() else { return false }
@@ -108,7 +108,7 @@ extension Core {
     /// Promises/A+ 2.3.3: in a job on the default dispatcher (never inline), look `then` up
     /// once, call it with a once-only pair, ignore everything after the first settle, and
     /// treat a throw after settling as nothing.
-    @usableFromInline package final func assimilate(_ source: any ThenableSource) {
+    @usableFromInline final func assimilate(_ source: any ThenableSource) {
         let queue = Dispatchers.currentDefault
         let settler = ObjectIdentifier(queue)
         var flags = lock()

@@ -11,7 +11,7 @@ extension Core {
     /// timed out leaves the promise the end of its branch (its rejection is reported if
     /// nobody else handles it); the caller marks a rejection it saw as handled.
     /// The caller checks `wouldDeadlock()` first.
-    @usableFromInline package final func waitUntilSettled(timeout: Double?) -> Bool {
+    @usableFromInline final package func waitUntilSettled(timeout: Double?) -> Bool {
         if !isPending { return true }
         let waiter = Waiter()
         attach(waiter, countsAsHandler: false)
@@ -28,7 +28,7 @@ extension Core {
 
     /// True when the calling thread runs a job of a serial dispatcher that settling this
     /// promise needs: a wait here could never end.
-    @usableFromInline package final func wouldDeadlock() -> Bool {
+    @usableFromInline final package func wouldDeadlock() -> Bool {
         guard let running = ThreadState.current.runningSerialDispatcher else { return false }
         return settlementNeeds(running)
     }
@@ -36,7 +36,7 @@ extension Core {
     /// Deadlock detection: true if settling this promise needs a job on the serial
     /// dispatcher `id`, either for this promise or for one it waits on. (`id` is a serial
     /// dispatcher's: only those mark the threads that run their jobs.)
-    @usableFromInline package final func settlementNeeds(_ id: ObjectIdentifier) -> Bool {
+    @usableFromInline final func settlementNeeds(_ id: ObjectIdentifier) -> Bool {
         var current: Core = self
         while true {
             let flags = current.lock()
@@ -58,7 +58,7 @@ extension Core {
     /// task cancels only that dependent (and this promise only if nothing else needs it).
     /// Returns the settled dependent (it settled as this promise did, or was cancelled).
     /// The awaiting task receives the outcome, so a rejection counts as handled.
-    @usableFromInline package final func settledAwaitingCancellably() async -> Core {
+    @usableFromInline final package func settledAwaitingCancellably() async -> Core {
         let waiter = link(on: InlineDispatcher.shared, ClosureBody { source, link in
             if let source { link.settle(like: source) }
         })

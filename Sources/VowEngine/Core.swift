@@ -46,14 +46,14 @@ import Synchronization
 
     /// The value or error of a settled promise (see `StoredValue`).
     @inlinable @inline(__always)
-    package final var bits: UInt { handlersOrBits }
+    final var bits: UInt { handlersOrBits }
 
     /// The type of the value of a settled promise (`any Error` when rejected).
     @inlinable @inline(__always)
-    package final var valueType: Any.Type { unsafeBitCast(backOrType, to: Any.Type.self) }
+    final var valueType: Any.Type { unsafeBitCast(backOrType, to: Any.Type.self) }
 
     /// The tag of a promise object ("prom"), for foreign code that checks a pointer.
-    @inlinable package static var promiseTag: UInt32 { 0x6d6f_7270 }
+    @inlinable static var promiseTag: UInt32 { 0x6d6f_7270 }
 
     /// A pending promise.
     @inlinable
@@ -75,13 +75,13 @@ import Synchronization
 
     /// A promise fulfilled with `value`.
     @inlinable
-    package convenience init<T>(fulfilled value: T) {
+    convenience package init<T>(fulfilled value: T) {
         self.init(settledWith: StoredValue(value), rejected: false)
     }
 
     /// A promise rejected with `error`.
     @inlinable
-    package convenience init(rejected error: any Error) {
+    convenience package init(rejected error: any Error) {
         self.init(settledWith: StoredValue(error: error), rejected: true)
     }
 
@@ -115,7 +115,7 @@ import Synchronization
     /// adopters were handed on, see `Core+Adoption.swift`) rejoins its chain first, so it
     /// reads settled once the end of the chain is. One branch when not forwarded.
     @inlinable @inline(__always)
-    package final var observedFlags: Flags {
+    final var observedFlags: Flags {
         let flags = self.flags
         if _slowPath(flags.rawValue & Flags.settledOrForwarded.rawValue == Flags.forwarded.rawValue) {
             return rejoinForObserver()
@@ -124,30 +124,30 @@ import Synchronization
     }
 
     @inlinable
-    package final var isPending: Bool { !observedFlags.contains(.settled) }
+    final package var isPending: Bool { !observedFlags.contains(.settled) }
 
     @inlinable
-    package final var isFulfilled: Bool { observedFlags.isFulfilled }
+    final package var isFulfilled: Bool { observedFlags.isFulfilled }
 
     @inlinable
-    package final var isRejected: Bool { observedFlags.contains(.rejected) }
+    final package var isRejected: Bool { observedFlags.contains(.rejected) }
 
     /// True if the promise was settled by cancellation.
     @inlinable
-    package final var wasCancelled: Bool { observedFlags.contains(.cancelled) }
+    final package var wasCancelled: Bool { observedFlags.contains(.cancelled) }
 
     /// True if the promise is fulfilled with a value of exactly type `T`. (With `load`, the
     /// way generic code reads a value: neither makes an `Optional<T>`, whose metadata
     /// generic code would have to look up on every call.)
     @inlinable @inline(__always)
-    package final func holds<T>(_ type: T.Type) -> Bool {
+    final package func holds<T>(_ type: T.Type) -> Bool {
         observedFlags.isFulfilled
             && ObjectIdentifier(valueType) == ObjectIdentifier(T.self)
     }
 
     /// The value; the caller checked `holds(T.self)`.
     @inlinable
-    package final func load<T>(_ type: T.Type) -> T {
+    final package func load<T>(_ type: T.Type) -> T {
         StoredValue.load(T.self, bits: bits, storage: flags.storage)
     }
 
@@ -155,14 +155,14 @@ import Synchronization
     /// this promise lives (it holds the object). For faces whose values are objects (C's
     /// values): no retain and release per read.
     @inlinable @inline(__always)
-    package final func heldObject<T: AnyObject>(_ type: T.Type) -> Unmanaged<T>? {
+    final package func heldObject<T: AnyObject>(_ type: T.Type) -> Unmanaged<T>? {
         guard holds(T.self) else { return nil }
         return Unmanaged<T>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
     }
 
     /// The value as a `T`, or nil if the promise is not fulfilled or holds another type.
     @inlinable
-    package final func value<T>(as type: T.Type) -> T? {
+    final func value<T>(as type: T.Type) -> T? {
         let flags = observedFlags
         guard flags.isFulfilled,
               ObjectIdentifier(valueType) == ObjectIdentifier(T.self) else { return nil }
@@ -171,25 +171,25 @@ import Synchronization
 
     /// The error, or nil unless rejected.
     @inlinable
-    package final var error: (any Error)? {
+    final package var error: (any Error)? {
         guard observedFlags.contains(.rejected) else { return nil }
         return StoredValue.load((any Error).self, bits: bits, storage: .object)
     }
 
     /// The value as an `Any`, or nil unless fulfilled.
-    @usableFromInline package final var anyValue: Any? {
+    @usableFromInline final package var anyValue: Any? {
         let flags = observedFlags
         guard flags.isFulfilled else { return nil }
         return StoredValue.anyValue(bits: bits, type: valueType, storage: flags.storage)
     }
 
     /// The type of the value, or nil unless fulfilled.
-    @usableFromInline package final var fulfilledType: Any.Type? {
+    @usableFromInline final var fulfilledType: Any.Type? {
         isFulfilled ? valueType : nil
     }
 
     /// The outcome as an untyped snapshot, or nil while pending.
-    @usableFromInline package final var outcome: Outcome? {
+    @usableFromInline final var outcome: Outcome? {
         let flags = observedFlags
         guard flags.contains(.settled) else { return nil }
         if flags.contains(.rejected) { return .rejected(error!) }
@@ -197,7 +197,7 @@ import Synchronization
     }
 
     /// A +1 copy of what this settled promise holds (its value or error).
-    @usableFromInline package final func storedCopy() -> StoredValue {
+    @usableFromInline final func storedCopy() -> StoredValue {
         StoredValue.copy(bits: bits, type: valueType, storage: flags.storage)
     }
 
@@ -208,7 +208,7 @@ import Synchronization
     /// `countsAsHandler`: false for waiters, which do not make this promise stop being the
     /// end of its branch (a wait that timed out handled nothing).
     @usableFromInline
-    package final func attach(_ continuation: Continuation, countsAsHandler: Bool = true) {
+    final package func attach(_ continuation: Continuation, countsAsHandler: Bool = true) {
         var flags = lock()
         if countsAsHandler { flags.insert(.hadHandlers) }
         if flags.contains(.lazy) { return attachStartingLazy(continuation, flags) }
@@ -229,7 +229,7 @@ import Synchronization
     /// Removes `continuation` if it is still registered (a waiter that gave up). Returns
     /// true if it was found.
     @discardableResult
-    @usableFromInline package final func detach(_ continuation: Continuation) -> Bool {
+    @usableFromInline final func detach(_ continuation: Continuation) -> Bool {
         let flags = lock()
         let found = !flags.contains(.settled) && removeHandler(continuation)
         unlock(flags)
@@ -246,7 +246,7 @@ import Synchronization
     /// are handed to the caller (`Core.cancel` carries the request on) instead of dropped.
     /// Returns false (and destroys `stored`) if the promise was already settled.
     @usableFromInline @discardableResult
-    package final func settle(_ stored: consuming StoredValue, rejected: Bool,
+    final package func settle(_ stored: consuming StoredValue, rejected: Bool,
                               viaResolver: Bool = false) -> Bool {
         guard let back = settleAndSchedule(stored, rejected: rejected, viaResolver: viaResolver, cancelled: false) else {
             return false
@@ -257,7 +257,7 @@ import Synchronization
 
     /// The settle path for a cancellation; returns nil if already settled, else what the
     /// promise let go of.
-    @usableFromInline package final func settle(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
+    @usableFromInline final package func settle(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
                                                 cancelled: Bool) -> Released? {
         guard let back = settleAndSchedule(stored, rejected: rejected, viaResolver: viaResolver, cancelled: cancelled) else {
             return nil
@@ -292,26 +292,26 @@ import Synchronization
 
     /// Fulfils the promise with `value` if it is pending.
     @inlinable @inline(__always) @discardableResult
-    package final func fulfil<T>(_ value: T) -> Bool {
+    final package func fulfil<T>(_ value: T) -> Bool {
         settle(StoredValue(value), rejected: false)
     }
 
     /// Rejects the promise with `error` if it is pending.
     @inlinable @discardableResult
-    package final func reject(_ error: any Error) -> Bool {
+    final package func reject(_ error: any Error) -> Bool {
         settle(StoredValue(error: error), rejected: true)
     }
 
     /// Settles the promise as `source` (settled) did: the same value or the same error
     /// (the identity of what it holds is kept: the same object, the same error box).
     @usableFromInline @discardableResult
-    package final func settle(like source: Core) -> Bool {
+    final package func settle(like source: Core) -> Bool {
         settle(source.storedCopy(), rejected: source.isRejected)
     }
 
     /// Settles the promise from an untyped outcome (the value stored as its dynamic type).
     @discardableResult
-    @usableFromInline package final func settle(_ outcome: Outcome, viaResolver: Bool = false) -> Bool {
+    @usableFromInline final package func settle(_ outcome: Outcome, viaResolver: Bool = false) -> Bool {
         switch outcome {
         case .fulfilled(let value): return settle(StoredValue(dynamic: value), rejected: false, viaResolver: viaResolver)
         case .rejected(let error): return settle(StoredValue(error: error), rejected: true, viaResolver: viaResolver)
@@ -320,7 +320,7 @@ import Synchronization
 
     /// Settles from a body's result: its value fulfils, a throw rejects.
     @inlinable
-    package final func settle<T>(from body: () throws -> T) {
+    final package func settle<T>(from body: () throws -> T) {
         do {
             fulfil(try body())
         } catch {
@@ -332,13 +332,13 @@ import Synchronization
     /// or error, so every read hands out the same handle): the object made by `make` the
     /// first time (outside every lock; if two threads race, the first stored wins and both
     /// get it). Kept in `FaceCaches` until the promise is freed.
-    package final func faceCache<Cache: AnyObject>(_ make: () -> Cache) -> Cache {
+    final package func faceCache<Cache: AnyObject>(_ make: () -> Cache) -> Cache {
         if flags.contains(.faceCached), let cached = FaceCaches.cache(of: self) as? Cache { return cached }
         return FaceCaches.store(make(), for: self)
     }
 
     /// Records that a waiter saw the rejection (it counts as handled).
-    @usableFromInline package final func markHandled() {
+    @usableFromInline final package func markHandled() {
         var flags = lock()
         flags.insert(.handled)
         unlock(flags)
@@ -349,18 +349,18 @@ import Synchronization
     /// Settles through the resolver: fails if settled or if the resolver was used up by
     /// adopting (C: `VOW_EALREADY`).
     @inlinable @inline(__always) @discardableResult
-    package final func fulfilFromResolver<T>(_ value: T) -> Bool {
+    final package func fulfilFromResolver<T>(_ value: T) -> Bool {
         settle(StoredValue(value), rejected: false, viaResolver: true)
     }
 
     /// Rejects through the resolver (see `fulfilFromResolver`).
     @discardableResult
-    @usableFromInline package final func rejectFromResolver(_ error: any Error) -> Bool {
+    @usableFromInline final package func rejectFromResolver(_ error: any Error) -> Bool {
         settle(StoredValue(error: error), rejected: true, viaResolver: true)
     }
 
     /// Marks the resolver as used up by an adoption. False if settled or already used.
-    @usableFromInline package final func claimResolver() -> Bool {
+    @usableFromInline final package func claimResolver() -> Bool {
         var flags = lock()
         guard !flags.contains(.settled), !flags.contains(.resolverUsed) else {
             unlock(flags)
@@ -373,19 +373,19 @@ import Synchronization
 
     /// True once the resolver can no longer settle the promise: it is settled, or the
     /// resolver adopted a promise or thenable that is still pending.
-    @usableFromInline package final var isResolverUsed: Bool {
+    @usableFromInline final package var isResolverUsed: Bool {
         let flags = self.flags
         return flags.contains(.settled) || flags.contains(.resolverUsed)
     }
 
     /// True when the resolver was used up by adopting and the promise is still pending.
-    @usableFromInline package final var isAdoptingForResolver: Bool {
+    @usableFromInline final var isAdoptingForResolver: Bool {
         let flags = self.flags
         return !flags.contains(.settled) && flags.contains(.resolverUsed)
     }
 
     /// The broken-promise rule: called when the last reference to an unused resolver goes.
-    @usableFromInline package final func breakIfResolverUnused() {
+    @usableFromInline final package func breakIfResolverUnused() {
         let flags = self.flags
         guard !flags.contains(.settled), !flags.contains(.resolverUsed) else { return }
         settle(StoredValue(error: EngineError.broken(at: self)), rejected: true, viaResolver: true)
@@ -395,18 +395,18 @@ import Synchronization
 
     /// A plain promise in a handler list is an adopter: it settles inline as its
     /// upstream did. (Links override this.)
-    @usableFromInline package override func run() {
+    @usableFromInline override package func run() {
         settleFromUpstream()
     }
 
-    @usableFromInline package override var dependentPromise: Core? { self }
+    @usableFromInline override var dependentPromise: Core? { self }
 
     /// The serial dispatcher whose job will settle this promise, if one will (links say
     /// theirs), for deadlock detection. The caller holds the lock.
-    @usableFromInline package var settlingDispatcher: ObjectIdentifier? { nil }
+    @usableFromInline var settlingDispatcher: ObjectIdentifier? { nil }
 
     /// Settles like the upstream this promise adopted (which has settled).
-    @usableFromInline package final func settleFromUpstream() {
+    @usableFromInline final func settleFromUpstream() {
         let flags = lock()
         let source = flags.contains(.settled) ? nil : upstream
         unlock(flags)

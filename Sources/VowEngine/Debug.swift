@@ -31,7 +31,7 @@ import Glibc
 
     /// A Swift call site: `#fileID` and `#line` (a static string's text is NUL-terminated).
     @inlinable
-    package static func source(_ file: StaticString, _ line: UInt) -> Site {
+    static package func source(_ file: StaticString, _ line: UInt) -> Site {
         guard file.hasPointerRepresentation else { return Site(file: nil, line: -1) }
         return Site(file: UnsafeRawPointer(file.utf8Start).assumingMemoryBound(to: CChar.self), line: Int(line))
     }
@@ -39,23 +39,23 @@ import Glibc
     /// A file name as a C string (copied when recorded; read only during the call that
     /// passes it) and a line. A nil file: a C caller that passed no site, shown as "C".
     @inlinable
-    package static func cString(_ file: UnsafePointer<CChar>?, _ line: Int) -> Site {
+    static package func cString(_ file: UnsafePointer<CChar>?, _ line: Int) -> Site {
         Site(file: file, line: file == nil ? 0 : line)
     }
 
     /// A view of the promise it is derived from (a conversion): recorded with that
     /// promise's site.
     @inlinable
-    package static var sameAsSource: Site { Site(file: nil, line: -2) }
+    static package var sameAsSource: Site { Site(file: nil, line: -2) }
 
     /// A path that passes no site of its own.
     @inlinable
-    package static var unknown: Site { Site(file: nil, line: -1) }
+    static var unknown: Site { Site(file: nil, line: -1) }
 
     @usableFromInline var isSameAsSource: Bool { file == nil && line == -2 }
 
     /// "file:line", "C" or "unknown" (`sameAsSource` is resolved by `Core.recordSite`).
-    @usableFromInline package var text: String {
+    @usableFromInline var text: String {
         guard let file else { return line == 0 ? "C" : "unknown" }
         // One allocation: the file's bytes, ":" and the line's digits written in place.
         let length = strlen(file)
@@ -76,7 +76,7 @@ import Glibc
 
 /// Where a promise was made (debug mode). Kept in the promise's extras, also after it
 /// settled (the unhandled-error report reads it from `deinit`). Immutable.
-@usableFromInline package final class DebugRecord: Sendable {
+@usableFromInline final package class DebugRecord: Sendable {
     /// The file and line of the call that made the promise ("C" when a C program did not
     /// pass its site).
     @usableFromInline package let site: String
@@ -84,9 +84,9 @@ import Glibc
     /// first).
     @usableFromInline package let chainSite: String?
     /// When it was made (`DebugClock.now`, nanoseconds).
-    @usableFromInline package let madeAt: UInt64
+    @usableFromInline let madeAt: UInt64
     /// The test loop installed on the thread that made it (its census lists it), if any.
-    @usableFromInline package let testLoop: ObjectIdentifier?
+    @usableFromInline let testLoop: ObjectIdentifier?
 
     @usableFromInline package init(site: String, chainSite: String?, madeAt: UInt64 = DebugClock.now,
                                    testLoop: ObjectIdentifier? = nil) {
@@ -100,12 +100,12 @@ import Glibc
     @usableFromInline package var chainStart: String { chainSite ?? site }
 
     /// "dropped at SITE, chain began at SITE" for the unhandled-error line.
-    @usableFromInline package var reportSites: String {
+    @usableFromInline var reportSites: String {
         "dropped at \(site), chain began at \(chainStart)"
     }
 
     /// " (promise made at SITE)" for a message about `promise`, or "" when it has no record.
-    @usableFromInline package static func siteSuffix(of promise: Core) -> String {
+    @usableFromInline static func siteSuffix(of promise: Core) -> String {
         guard let record = promise.debugRecord else { return "" }
         return " (promise made at \(record.site))"
     }
@@ -126,7 +126,7 @@ import Glibc
     /// branch once the setting is known and no test loop is installed; the first call reads
     /// the environment.
     @inlinable @inline(__always)
-    package static var isOn: Bool {
+    static var isOn: Bool {
         let state = debugModeState.load(ordering: .relaxed)
         if _fastPath(state == 1) { return false }
         return resolved(state)
@@ -134,7 +134,7 @@ import Glibc
 
     /// The setting itself (what `VowRuntime.debugMode` and `vow_debug_enabled` report),
     /// whatever the test loops do.
-    package static var isSet: Bool {
+    static package var isSet: Bool {
         var state = debugModeState.load(ordering: .relaxed)
         if state == DebugMode.unknown {
             _ = resolved(state)
@@ -145,7 +145,7 @@ import Glibc
 
     /// Turns debug mode on or off for promises made from now on (promises made before
     /// keep their records, or stay without). Any thread.
-    package static func set(_ on: Bool) {
+    static package func set(_ on: Bool) {
         transitions.withLock { _ in
             debugModeState.store(on ? DebugMode.on : offState, ordering: .relaxed)
         }
@@ -197,12 +197,12 @@ import Glibc
 /// A global with a constant
 /// initializer, so it lives in static memory and reading it needs no lazy-initialization
 /// check (a `static let` would cost a `swift_once` call on every promise made).
-@usableFromInline package let debugModeState = Atomic<UInt8>(0)
+@usableFromInline let debugModeState = Atomic<UInt8>(0)
 
 /// The monotonic clock of the records.
-@usableFromInline package enum DebugClock {
+@usableFromInline enum DebugClock {
     /// Nanoseconds since an arbitrary start (CLOCK_MONOTONIC).
-    @usableFromInline package static var now: UInt64 {
+    @usableFromInline static package var now: UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
@@ -212,7 +212,7 @@ import Glibc
 extension Core {
     /// The debug record, if this promise has one (kept in the registry: a settled promise
     /// has no word to spare for it). Takes the registry's lock.
-    @usableFromInline package final var debugRecord: DebugRecord? {
+    @usableFromInline final var debugRecord: DebugRecord? {
         guard flags.contains(.debugged) else { return nil }
         return DebugRegistry.record(of: self)
     }
@@ -221,7 +221,7 @@ extension Core {
     /// primitive calls it, and faces call it on the promises they make otherwise. `source`:
     /// the promise this one was derived from (its chain is inherited); nil starts a chain.
     @inlinable @inline(__always)
-    package final func noteMade(at site: Site, from source: Core? = nil) {
+    final package func noteMade(at site: Site, from source: Core? = nil) {
         if DebugMode.isOn { recordSite(site, from: source) }
     }
 
@@ -229,7 +229,7 @@ extension Core {
     /// promise in a local calls `noteMade` instead: handing self back costs a retain and a
     /// release.)
     @inlinable @inline(__always) @discardableResult
-    package final func made(at site: Site, from source: Core? = nil) -> Self {
+    final package func made(at site: Site, from source: Core? = nil) -> Self {
         noteMade(at: site, from: source)
         return self
     }
@@ -237,7 +237,7 @@ extension Core {
     /// Makes and attaches the record (debug mode is on), and lists the promise in the
     /// registry (`deinit` takes it off; the census shows it while it is pending).
     @usableFromInline @inline(never)
-    package final func recordSite(_ site: Site, from source: Core?) {
+    final func recordSite(_ site: Site, from source: Core?) {
         let sourceRecord = source?.debugRecord
         let text: String
         if site.isSameAsSource, let sourceRecord {
@@ -275,7 +275,7 @@ extension Core {
 
     /// The one format of a census line: "SITE: pending for AGE s, waiting on SITE (chain
     /// began at SITE)", the age in seconds with three decimals.
-    package static func line(site: String, chainSite: String, age: Double, waitingOn: String?) -> String {
+    static package func line(site: String, chainSite: String, age: Double, waitingOn: String?) -> String {
         let millis = Int((max(0, age) * 1000).rounded())
         let fraction = String(millis % 1000)
         let seconds = "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
@@ -320,7 +320,7 @@ extension Core {
 
     /// Every listed promise that is still pending, oldest first; with `owner`, only those
     /// made on the thread where that test loop was installed.
-    package static func census(owner: ObjectIdentifier? = nil) -> [PendingRecord] {
+    static package func census(owner: ObjectIdentifier? = nil) -> [PendingRecord] {
         let now = DebugClock.now
         var upstreams: [Core] = []
         var rows: [(madeAt: UInt64, row: PendingRecord)] = []

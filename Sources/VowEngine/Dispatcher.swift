@@ -52,7 +52,7 @@ extension Dispatcher where Self == BackgroundDispatcher {
 /// The placeholder `.default` stands for: the dispatcher set as the default (in Swift or
 /// in C) at the moment a callback is registered.
 public final class DefaultDispatcher: Dispatcher {
-    @usableFromInline package static let shared = DefaultDispatcher()
+    @usableFromInline static package let shared = DefaultDispatcher()
     private init() {}
 
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
@@ -64,7 +64,7 @@ public final class DefaultDispatcher: Dispatcher {
 /// Runs work on the thread that submits it; nested submissions on the same thread are
 /// queued and run in order by the outermost call (a loop, never a recursion).
 public final class InlineDispatcher: Dispatcher {
-    @usableFromInline package static let shared = InlineDispatcher()
+    @usableFromInline static package let shared = InlineDispatcher()
     private init() {}
 
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
@@ -97,7 +97,7 @@ public final class InlineDispatcher: Dispatcher {
 
 /// A concurrent pool: Dispatch's global queue.
 public final class BackgroundDispatcher: Dispatcher {
-    @usableFromInline package static let shared = BackgroundDispatcher()
+    @usableFromInline static package let shared = BackgroundDispatcher()
     private init() {}
     let queue = DispatchQueue.global()
 

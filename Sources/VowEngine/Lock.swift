@@ -83,19 +83,19 @@ import Darwin
 
 /// A lock for an object's or a setting's short critical sections: a word of its own for
 /// `WordLock` (see there for the rules).
-@usableFromInline package struct VowLock: ~Copyable, Sendable {
+@usableFromInline struct VowLock: ~Copyable, Sendable {
     @usableFromInline let word = Atomic<UInt32>(0)
 
-    @usableFromInline package init() {}
+    @usableFromInline init() {}
 
     @inlinable @inline(__always)
-    package func lock() {
+    func lock() {
         _ = WordLock.lock(word, expecting: 0)
     }
 
     /// Releases the lock.
     @inlinable @inline(__always)
-    package func unlock() {
+    func unlock() {
         WordLock.unlock(word, storing: 0)
     }
 
@@ -109,7 +109,7 @@ import Darwin
 
 /// A value guarded by a `VowLock`, for process-wide settings (the default dispatcher, the
 /// unhandled-error handler, the cancellation registry).
-@usableFromInline package final class Locked<Value>: @unchecked Sendable {
+@usableFromInline final package class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written inside `lock`.
     private let lock = VowLock()
     private var value: Value
@@ -125,10 +125,10 @@ import Darwin
 
 /// A boolean that any thread may read and set (a fast "is anything set?" check in front of
 /// a `Locked` setting).
-@usableFromInline package final class AtomicFlag: Sendable {
+@usableFromInline final class AtomicFlag: Sendable {
     @usableFromInline let value = Atomic<Bool>(false)
 
-    @usableFromInline package init() {}
+    @usableFromInline init() {}
 
     @inlinable
     package var isSet: Bool { value.load(ordering: .acquiring) }

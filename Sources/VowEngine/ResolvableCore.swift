@@ -13,7 +13,7 @@ import Synchronization
 /// When the count falls to zero (`releaseResolver`), on the thread that released it: the
 /// tag becomes `Continuation.releasedTag`, the broken-promise rule applies
 /// (`breakIfResolverUnused`), and the promise reference goes.
-package final class ResolvableCore: Core, @unchecked Sendable {
+final package class ResolvableCore: Core, @unchecked Sendable {
     // @unchecked: see `Core`; `resolverTag` changes once, when the last resolver
     // reference goes (nobody may use the handle after that), and the count is atomic.
 
@@ -25,7 +25,7 @@ package final class ResolvableCore: Core, @unchecked Sendable {
     /// Where `resolverTag` lies: right after `Core`'s stored properties (the object header,
     /// `tag` and `word`, `handlersOrBits`, `backOrType`: five words on 64-bit platforms).
     /// Checked in debug builds and by a test. The object is 48 bytes.
-    @inlinable package static var resolverTagOffset: Int { 5 * MemoryLayout<UInt>.size }
+    @inlinable static var resolverTagOffset: Int { 5 * MemoryLayout<UInt>.size }
 
     /// From the start of the object to its resolver handle.
     @inlinable static var resolverHandleOffset: Int { resolverTagOffset - Continuation.tagOffset }
@@ -51,7 +51,7 @@ package final class ResolvableCore: Core, @unchecked Sendable {
     /// The promise of a resolver handle whose tag the caller checked, unretained: the
     /// resolver's own reference keeps it alive while the handle is valid.
     @inlinable @inline(__always)
-    package static func promise(fromResolverHandle handle: UnsafeRawPointer) -> Unmanaged<ResolvableCore> {
+    static package func promise(fromResolverHandle handle: UnsafeRawPointer) -> Unmanaged<ResolvableCore> {
         Unmanaged.fromOpaque(handle - resolverHandleOffset)
     }
 
@@ -64,7 +64,7 @@ package final class ResolvableCore: Core, @unchecked Sendable {
     /// One reference less to the resolver of `promise`; the last one releases the resolver
     /// (see the type's comment) and with it the resolver's reference to the promise.
     @inlinable
-    package static func releaseResolver(of promise: Unmanaged<ResolvableCore>) {
+    static package func releaseResolver(of promise: Unmanaged<ResolvableCore>) {
         let wasLast = promise._withUnsafeGuaranteedRef { core -> Bool in
             guard core.resolverReferences.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 else {
                 return false

@@ -31,7 +31,7 @@ import Glibc
 ///
 /// Threads: every method may be called from any thread; `run(until:)` runs the work on the
 /// calling thread, one run at a time. No user code runs under `lock`.
-package final class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, ExecutorProviding, @unchecked Sendable {
+final package class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, ExecutorProviding, @unchecked Sendable {
     // @unchecked: the mutable state is guarded by `lock`, except `installedOn` (atomic)
     // and `faceIdentity` (set once, before the loop is shared).
 
@@ -103,7 +103,7 @@ package final class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, Exe
 
     package var providedExecutor: VowExecutor { self }
 
-    package override func submitSwiftJob(_ job: UnownedJob) {
+    override func submitSwiftJob(_ job: UnownedJob) {
         lock.lock()
         if closed {
             lock.unlock()
@@ -114,13 +114,13 @@ package final class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, Exe
         lock.unlock()
     }
 
-    package override var isolationIdentity: ObjectIdentifier { faceIdentity ?? ObjectIdentifier(self) }
+    override package var isolationIdentity: ObjectIdentifier { faceIdentity ?? ObjectIdentifier(self) }
 
     // MARK: Timers
 
     /// A timer that runs `body` when the virtual time reaches now + `nanoseconds` (nil: the
     /// loop is closed; then `onDrop` ran already).
-    package func makeTimer(nanoseconds: Int, onDrop: (@Sendable () -> Void)?,
+    func makeTimer(nanoseconds: Int, onDrop: (@Sendable () -> Void)?,
                            _ body: @escaping @Sendable () -> Void) -> VirtualTimer? {
         lock.lock()
         if closed {

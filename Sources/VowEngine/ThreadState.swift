@@ -14,13 +14,13 @@ import Glibc
 ///   dispatcher `.default` stands for here while it is installed.
 ///
 /// Only its own thread touches a `ThreadState`.
-@usableFromInline package final class ThreadState {
+@usableFromInline final package class ThreadState {
     @exclusivity(unchecked) var inlineQueue: [Continuation] = []
     @exclusivity(unchecked) var inlineActive = false
 
     /// The serial dispatcher whose job runs on this thread now (nil outside jobs, and for
     /// concurrent dispatchers).
-    @exclusivity(unchecked) package var runningSerialDispatcher: ObjectIdentifier?
+    @exclusivity(unchecked) var runningSerialDispatcher: ObjectIdentifier?
 
     let deferredReleases = FlatRelease<HandlerList>()
 
@@ -53,7 +53,7 @@ import Glibc
         return testLoop
     }
 
-    @usableFromInline package static var current: ThreadState {
+    @usableFromInline static package var current: ThreadState {
         withCurrent { $0 }
     }
 
@@ -72,7 +72,7 @@ import Glibc
     }
 
     /// Runs `body` marking this thread as running a job of the serial dispatcher `id`.
-    @usableFromInline package static func running<R>(serialDispatcher id: ObjectIdentifier?, _ body: () throws -> R) rethrows -> R {
+    @usableFromInline static package func running<R>(serialDispatcher id: ObjectIdentifier?, _ body: () throws -> R) rethrows -> R {
         let outer = withCurrent { state in
             let outer = state.runningSerialDispatcher
             state.runningSerialDispatcher = id

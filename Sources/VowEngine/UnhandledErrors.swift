@@ -22,8 +22,8 @@ package protocol UnhandledDescribable {
     /// re-wrapped in a conversion thunk each time it passes through the generic `inout`
     /// of `withLock`, so every report would call through one more layer (a stack overflow
     /// after some 200,000 reports, a bug once).
-    @usableFromInline package final class SinkBox: Sendable {
-        @usableFromInline package let call: Sink
+    @usableFromInline final package class SinkBox: Sendable {
+        @usableFromInline let call: Sink
         init(_ call: @escaping Sink) { self.call = call }
     }
 
@@ -46,7 +46,7 @@ package protocol UnhandledDescribable {
     /// drops it outside the lock (a C handler's `destroy` runs when its last reference
     /// goes, after any report still running it returned).
     @discardableResult
-    @usableFromInline package static func replace(with newSink: Sink?) -> SinkBox? {
+    @usableFromInline static package func replace(with newSink: Sink?) -> SinkBox? {
         let box = newSink.map(SinkBox.init)
         return sink.withLock { current in
             let previous = current
@@ -56,10 +56,10 @@ package protocol UnhandledDescribable {
     }
 
     /// The handler set now (nil: the default).
-    @usableFromInline package static var current: Sink? { sink.withLock { $0 }?.call }
+    @usableFromInline static package var current: Sink? { sink.withLock { $0 }?.call }
 
     /// The default handler: one line on standard error, nothing for cancellations.
-    @usableFromInline package static func writeDefaultReport(_ error: any Error, _ record: DebugRecord?) {
+    @usableFromInline static package func writeDefaultReport(_ error: any Error, _ record: DebugRecord?) {
         guard !isCancellation(error) else { return }
         var line = "vow: unhandled error: " + ReportLine.escaped(describe(error), limit: ReportLine.limit)
         if let record { line += " (" + record.reportSites + ")" }
@@ -68,21 +68,21 @@ package protocol UnhandledDescribable {
 
     /// How the default line names an error: "domain code: message" for the library's and
     /// C's errors, "Type: description" for any other.
-    @usableFromInline package static func describe(_ error: any Error) -> String {
+    @usableFromInline static func describe(_ error: any Error) -> String {
         if let described = error as? any UnhandledDescribable { return described.unhandledDescription }
         return "\(type(of: error)): \(String(describing: error))"
     }
 }
 
 /// One line of the library's own output on standard error.
-@usableFromInline package enum ReportLine {
+@usableFromInline enum ReportLine {
     /// The longest text a report keeps (in bytes of UTF-8); longer text ends in "…".
-    @usableFromInline package static let limit = 1024
+    @usableFromInline static let limit = 1024
 
     /// `text` as one line: control characters escaped (`\n`, `\r`, `\t`, other bytes
     /// below 0x20 and DEL as `\xNN`, a backslash as `\\`), cut at `limit` bytes of UTF-8
     /// (at a character boundary) with "…" at the end.
-    @usableFromInline package static func escaped(_ text: String, limit: Int) -> String {
+    @usableFromInline static func escaped(_ text: String, limit: Int) -> String {
         var out = ""
         var bytes = 0
         for scalar in text.unicodeScalars {

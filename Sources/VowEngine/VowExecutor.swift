@@ -53,7 +53,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// handed over while a dropped one ran elsewhere. Empty unless `running`.
     @exclusivity(unchecked) private var dropped: [UnownedJob] = []
 
-    package init() {}
+    init() {}
 
     // MARK: Swift's requirements
 
@@ -100,7 +100,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// Hands `job` to the dispatcher, which runs it with `runQueued` on its thread (marked
     /// as running it) or gives it back with `runDropped`. The job holds a reference to this
     /// executor (taken by `enqueue`), which those two give back. Called outside every lock.
-    package func submitSwiftJob(_ job: UnownedJob) {
+    func submitSwiftJob(_ job: UnownedJob) {
         runDropped(job)
     }
 
@@ -122,7 +122,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// thread as running the dispatcher), and then any job dropped meanwhile; gives back the
     /// job's reference to this executor. If a dropped job is running on another thread at
     /// this moment, `job` runs after it, there, instead.
-    package final func runQueued(_ job: UnownedJob) {
+    final package func runQueued(_ job: UnownedJob) {
         exclusion.lock()
         if running {
             dropped.append(job)
@@ -137,7 +137,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// Runs `job`, which the dispatcher dropped (see "Dropped jobs"): at once on this
     /// thread, marked as running the dispatcher, or after the job of this executor that is
     /// running now, on that job's thread.
-    package final func runDropped(_ job: UnownedJob) {
+    final package func runDropped(_ job: UnownedJob) {
         let identity = isolationIdentity
         exclusion.lock()
         if running {
@@ -214,28 +214,28 @@ extension SwiftJobHost {
 /// The executor of a dispatcher whose queue lives in another object (`host`): the executor
 /// keeps the host, the dispatcher keeps both, and nothing keeps the dispatcher, so the
 /// three are freed once nothing else holds them.
-package final class HostedExecutor: VowExecutor, @unchecked Sendable {
+final package class HostedExecutor: VowExecutor, @unchecked Sendable {
     // @unchecked: immutable.
-    package let host: any SwiftJobHost
+    let host: any SwiftJobHost
 
     package init(host: any SwiftJobHost) {
         self.host = host
         super.init()
     }
 
-    package override func submitSwiftJob(_ job: UnownedJob) {
+    override func submitSwiftJob(_ job: UnownedJob) {
         host.submitSwiftJob(job, for: self)
     }
 
-    package override var isolationIdentity: ObjectIdentifier { host.isolationIdentity }
+    override package var isolationIdentity: ObjectIdentifier { host.isolationIdentity }
 
     /// The thread mark (the dispatcher's work, dropped jobs included), or the host's own
     /// answer (a swift-nio loop: any code on its thread).
-    package override var isIsolatingCurrentThread: Bool {
+    override package var isIsolatingCurrentThread: Bool {
         super.isIsolatingCurrentThread || host.isIsolatingCurrentThread == true
     }
 
-    package override var exclusiveContext: ObjectIdentifier? { host.exclusiveContext }
+    override package var exclusiveContext: ObjectIdentifier? { host.exclusiveContext }
 }
 
 /// Swift jobs waiting in a dispatcher that queues continuations (the library's serial
@@ -246,7 +246,7 @@ package final class HostedExecutor: VowExecutor, @unchecked Sendable {
 /// Each `run()` takes the oldest job and runs it (`VowExecutor.runQueued`); each `dropped()`
 /// takes the oldest and hands it to `VowExecutor.runDropped`. A serial dispatcher calls them
 /// in submission order, so the n-th call takes the n-th job.
-package final class SwiftJobQueue: Continuation, @unchecked Sendable {
+final package class SwiftJobQueue: Continuation, @unchecked Sendable {
     // @unchecked: `jobs` and `head` are guarded by `lock`; `executor` is immutable.
     private let lock = VowLock()
     @exclusivity(unchecked) private var jobs: [UnownedJob] = []
@@ -282,11 +282,11 @@ package final class SwiftJobQueue: Continuation, @unchecked Sendable {
         return job
     }
 
-    package override func run() {
+    override package func run() {
         executor.runQueued(pop())
     }
 
-    package override func dropped() {
+    override package func dropped() {
         executor.runDropped(pop())
     }
 }

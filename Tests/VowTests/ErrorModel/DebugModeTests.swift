@@ -1,5 +1,6 @@
 import Testing
 @testable import Vow
+@testable import VowEngine
 import CVow
 
 #if canImport(Glibc)
