@@ -96,7 +96,7 @@ final class LazyStart: Continuation, @unchecked Sendable {
         submitContinuation(self, to: dispatcher)
     }
 
-    override package func run() {
+    override func run() {
         let producer = self.producer
         self.producer = nil
         guard let promise else { return }
@@ -109,7 +109,7 @@ final class LazyStart: Continuation, @unchecked Sendable {
 
     /// The dispatcher dropped the start: the producer never runs, and the promise is
     /// cancelled so that what waits on it ends.
-    override package func dropped() {
+    override func dropped() {
         producer = nil
         let promise = self.promise
         self.promise = nil

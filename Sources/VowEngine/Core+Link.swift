@@ -109,7 +109,7 @@ extension LinkBody {
         }
     }
 
-    @usableFromInline override package func run() {
+    @usableFromInline override func run() {
         var flags = lock()
         if flags.contains(.adopting) {
             let source = flags.contains(.settled) ? nil : upstream
@@ -137,7 +137,7 @@ extension LinkBody {
     /// Through the per-thread inline queue: a dispatcher may drop work inside `dispatch`,
     /// and cancelling schedules the next link, which it drops again; queued, a long chain
     /// on such a dispatcher ends in a loop instead of a recursion.
-    @usableFromInline override package func dropped() {
+    @usableFromInline override func dropped() {
         cancelAsDropped()
     }
 
@@ -196,7 +196,7 @@ extension LinkBody {
     static var isCleanup: Bool { Inner.isCleanup }
 
     @inlinable
-    mutating package func run(from source: Core?, settling link: Core) {
+    mutating func run(from source: Core?, settling link: Core) {
         inner.run(from: source, settling: link)
     }
 

@@ -202,7 +202,7 @@ import Glibc
 /// The monotonic clock of the records.
 @usableFromInline enum DebugClock {
     /// Nanoseconds since an arbitrary start (CLOCK_MONOTONIC).
-    @usableFromInline static package var now: UInt64 {
+    @usableFromInline static var now: UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)

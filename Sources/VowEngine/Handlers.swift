@@ -315,7 +315,7 @@ struct HandlerList {
     }
 
     /// The continuations, as an array (rare paths).
-    package var all: [Continuation] {
+    var all: [Continuation] {
         guard let current = storage else { return [] }
         if let array = HandlerArray.exactly(current) { return array.items }
         return [unsafeDowncast(current, to: Continuation.self)]

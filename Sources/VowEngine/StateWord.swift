@@ -23,7 +23,7 @@ import Glibc
     /// Rejected: the stored value is the error.
     @inlinable static var rejected: Flags { Flags(rawValue: 1 << 2) }
     /// Settled by cancellation.
-    @inlinable static package var cancelled: Flags { Flags(rawValue: 1 << 3) }
+    @inlinable static var cancelled: Flags { Flags(rawValue: 1 << 3) }
     /// A handler was attached at some point: this promise is not the end of a branch.
     @inlinable static var hadHandlers: Flags { Flags(rawValue: 1 << 4) }
     /// A waiter saw the rejection (a blocking wait or an await): it counts as handled.
@@ -41,7 +41,7 @@ import Glibc
     /// A debug record (creation site) is attached in the extras.
     @inlinable static var debugged: Flags { Flags(rawValue: 1 << 10) }
     /// A lazy promise whose producer has not started (see `Core+Lazy.swift`).
-    @inlinable static package var lazy: Flags { Flags(rawValue: 1 << 11) }
+    @inlinable static var lazy: Flags { Flags(rawValue: 1 << 11) }
     /// Bits 12 and 13: how the stored value is kept (`StoredValue.Storage`), once settled.
     @inlinable static var storageShift: UInt32 { 12 }
     /// A face keeps a cache for this settled promise in `FaceCaches`.
@@ -80,7 +80,7 @@ import Glibc
 
     /// True when fulfilled: settled and not rejected.
     @inlinable
-    package var isFulfilled: Bool { rawValue & Flags.settledOrRejected.rawValue == Flags.settled.rawValue }
+    var isFulfilled: Bool { rawValue & Flags.settledOrRejected.rawValue == Flags.settled.rawValue }
 }
 
 extension Continuation {

@@ -203,11 +203,11 @@ private func destroyInline(_ bits: UInt, _ type: Any.Type) {
     }
 
     @inlinable
-    package func load<T>(_ type: T.Type) -> T {
+    func load<T>(_ type: T.Type) -> T {
         withStorage { $0.assumingMemoryBound(to: T.self).pointee }
     }
 
-    @usableFromInline package var anyValue: Any {
+    @usableFromInline var anyValue: Any {
         func open<T>(_: T.Type) -> Any { load(T.self) }
         return _openExistential(header.type, do: open)
     }

@@ -31,7 +31,7 @@ final class OneShotTimer: @unchecked Sendable {
         }
     }
 
-    package func cancel() {
+    func cancel() {
         item?.cancel()
         virtual?.cancel()
     }
