@@ -34,7 +34,7 @@ extension Core {
     /// `gather([])`), nil if `make` says when they end. `element` runs where an input
     /// settles (for `.all`, on fulfilled inputs only); a throw from it counts as that
     /// input's rejection. `gather` runs once, with every element in input order.
-    static package func limited<Element>(count: Int?, limit: Int, mode: LimitedMode, on dispatcher: any Dispatcher,
+    package static func limited<Element>(count: Int?, limit: Int, mode: LimitedMode, on dispatcher: any Dispatcher,
                                          make: @escaping @Sendable (Int) throws -> Core?,
                                          element: @escaping @Sendable (Core) throws -> Element,
                                          gather: @escaping @Sendable ([Element]) throws -> StoredValue) -> Core {

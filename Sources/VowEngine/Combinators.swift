@@ -9,13 +9,13 @@ extension Core {
     /// Fulfils with `gather(inputs)` once every input fulfilled; the first rejection wins
     /// with that same error (the other inputs keep running). No inputs: fulfils with
     /// `gather([])` at once.
-    @usableFromInline static package func all(_ inputs: [Core], gather: @escaping @Sendable ([Core]) throws -> StoredValue) -> Core {
+    @usableFromInline package static func all(_ inputs: [Core], gather: @escaping @Sendable ([Core]) throws -> StoredValue) -> Core {
         guard !inputs.isEmpty else { return Core.settled(gathering: [], gather) }
         return gathering(inputs, .all(gather))
     }
 
     /// Fulfils with `gather(inputs)` once every input settled; never rejects.
-    @usableFromInline static package func allSettled(_ inputs: [Core], gather: @escaping @Sendable ([Core]) throws -> StoredValue) -> Core {
+    @usableFromInline package static func allSettled(_ inputs: [Core], gather: @escaping @Sendable ([Core]) throws -> StoredValue) -> Core {
         guard !inputs.isEmpty else { return Core.settled(gathering: [], gather) }
         return gathering(inputs, .allSettled(gather))
     }
@@ -24,7 +24,7 @@ extension Core {
     /// under the upstream rule). With `fulfilmentOnly` (`any`), rejections are skipped
     /// until every input rejected, and then the last error wins. No inputs rejects with
     /// `emptyError`.
-    @usableFromInline static package func race(_ inputs: [Core], fulfilmentOnly: Bool = false, emptyError: @autoclosure () -> any Error) -> Core {
+    @usableFromInline package static func race(_ inputs: [Core], fulfilmentOnly: Bool = false, emptyError: @autoclosure () -> any Error) -> Core {
         guard !inputs.isEmpty else { return Core(rejected: emptyError()) }
         return gathering(inputs, fulfilmentOnly ? .any : .race)
     }

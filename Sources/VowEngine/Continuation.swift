@@ -11,7 +11,8 @@ import Synchronization
 /// on, outside every lock; `run()` is called once, on the continuation's dispatcher.
 ///
 /// The first stored word is `tag` (a type tag that foreign code, a C handle check, reads at
-/// `Continuation.tagOffset` without retaining the object) and `word`, an atomic 32-bit
+/// `Continuation.tagOffset` without retaining the object: Interface.swift, "C-handle
+/// layout") and `word`, an atomic 32-bit
 /// state word: `Core` keeps its lock bit and flags there; other continuations use it as
 /// they like.
 @usableFromInline package class Continuation: @unchecked Sendable {
@@ -59,19 +60,11 @@ import Synchronization
     /// never run (its promise was cancelled): lets go of what it captured.
     @usableFromInline func disposeUnrun() {}
 
-    /// Where `tag` lives: right after the Swift object header (isa and reference counts,
-    /// two words on 64-bit platforms). Checked by a test.
-    @inlinable static package var tagOffset: Int { 2 * MemoryLayout<UInt>.size }
-
-    /// The tag of a released object ("dead").
-    @inlinable static var releasedTag: UInt32 { 0x6461_6564 }
-    /// The tag of continuations that are not promises ("cont").
-    @inlinable static var continuationTag: UInt32 { 0x746e_6f63 }
 }
 
 /// A closure to run on a dispatcher: `Dispatcher.dispatch` on the library's own queues,
 /// cancel handlers, the thenable procedure's job.
-@usableFromInline final package class ClosureJob: Continuation, @unchecked Sendable {
+@usableFromInline package final class ClosureJob: Continuation, @unchecked Sendable {
     // @unchecked: `body` is set in init and taken once, by `run` or `dropped` (the
     // dispatcher calls exactly one of them, once).
     private var body: (@Sendable () -> Void)?
@@ -83,13 +76,13 @@ import Synchronization
         super.init(tag: Continuation.continuationTag)
     }
 
-    @usableFromInline override package func run() {
+    @usableFromInline package override func run() {
         let body = self.body
         self.body = nil
         body?()
     }
 
-    @usableFromInline override package func dropped() {
+    @usableFromInline package override func dropped() {
         body = nil
         onDrop?()
     }

@@ -44,7 +44,7 @@ extension Core {
     /// `source` is this promise or waits on it. Does nothing if this promise is settled.
     /// Collapses the chain when every registration on this promise is an adopter (see
     /// above).
-    @usableFromInline final package func follow(_ source: Core) {
+    @usableFromInline package final func follow(_ source: Core) {
         if source === self || source.waits(on: self) {
             reject(EngineError.cycle)
             return

@@ -5,7 +5,7 @@
 extension Core {
     /// Cancels this promise if it is pending (see above). Iterative: a cancellation
     /// travelling up a long chain does not recurse.
-    @usableFromInline final package func cancel() {
+    @usableFromInline package final func cancel() {
         var work: [Core] = [self]
         while let core = work.popLast() {
             guard let released = core.settle(StoredValue(error: EngineError.cancelled), rejected: true,
@@ -68,14 +68,14 @@ extension Core {
     /// is when the cancellation arrives) when this promise is cancelled; at once (queued) if
     /// it already was; it is dropped (its captures released) if the promise settles
     /// otherwise.
-    @usableFromInline final package func onCancel(_ handler: @escaping @Sendable () -> Void) {
+    @usableFromInline package final func onCancel(_ handler: @escaping @Sendable () -> Void) {
         addCancelHandler(ClosureJob(handler))
     }
 
     /// `onCancel(_:)` with the handler run on `dispatcher` (fixed now) instead of the
     /// default dispatcher as it is when the cancellation arrives. Dropped by `dispatcher`,
     /// the handler never runs and its captures are released.
-    @usableFromInline final package func onCancel(on dispatcher: any Dispatcher,
+    @usableFromInline package final func onCancel(on dispatcher: any Dispatcher,
                                                   _ handler: @escaping @Sendable () -> Void) {
         addCancelHandler(TargetedJob(ClosureJob(handler), on: dispatcher))
     }

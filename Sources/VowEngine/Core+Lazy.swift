@@ -20,7 +20,7 @@ extension Core {
     /// A pending lazy promise whose `producer` runs once, on `dispatcher` (the `.default`
     /// placeholder is resolved now), when the first continuation attaches. The producer
     /// receives the promise to settle it (the face wraps it in its resolver).
-    static package func lazy(on dispatcher: any Dispatcher,
+    package static func lazy(on dispatcher: any Dispatcher,
                              _ producer: @escaping @Sendable (Core) -> Void) -> Core {
         let core = Core()
         let resolved = Dispatchers.resolve(dispatcher)

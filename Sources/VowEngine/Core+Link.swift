@@ -257,7 +257,7 @@ extension Core {
     /// chain of this promise, before the link is attached; off, it costs one load and one
     /// branch).
     @inlinable @inline(__always)
-    final package func link<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
+    package final func link<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
                                             at site: Site = .unknown) -> Core {
         let placement = Dispatchers.linkPlacement(for: dispatcher)
         let link: Core = placement.isEmpty
@@ -277,7 +277,7 @@ extension Core {
     /// `link(on:_:at:)`. For operators whose source is such a promise
     /// (`Promise(on:work:)`, `vow_dispatch`): the one test is not paid by every link.
     @inlinable
-    final package func linkOnSettled<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
+    package final func linkOnSettled<Body: LinkBody>(on dispatcher: any Dispatcher, _ body: consuming Body,
                                                      at site: Site = .unknown) -> Core {
         let seen = flags
         guard seen.contains(.settled), seen.contains(.hadHandlers), !seen.contains(.lazy) else {
@@ -319,7 +319,7 @@ extension Core {
     }
 
     @inlinable
-    mutating package func dispose() { body = nil }
+    package mutating func dispose() { body = nil }
 }
 
 /// A cleanup body (`finally`): runs `cleanup` whatever happened, also when the link was
@@ -333,7 +333,7 @@ extension Core {
     }
 
     @inlinable
-    static package var isCleanup: Bool { true }
+    package static var isCleanup: Bool { true }
 
     @inlinable
     package func run(from source: Core?, settling link: Core) {
@@ -342,5 +342,5 @@ extension Core {
     }
 
     @inlinable
-    mutating package func dispose() { cleanup = nil }
+    package mutating func dispose() { cleanup = nil }
 }

@@ -68,7 +68,7 @@ package protocol Resolvable {
 
 /// Lets only the first of several callers through (the once-only resolver pair of
 /// Promises/A+ 2.3.3.3.3).
-@usableFromInline final package class OnceFlag: Sendable {
+@usableFromInline package final class OnceFlag: Sendable {
     private let used = Atomic<Bool>(false)
     @usableFromInline package init() {}
     /// True for the first caller only.
@@ -81,7 +81,7 @@ package protocol Resolvable {
 extension Core {
     /// The procedure once `x` was classified: adopts, assimilates, or fulfils with `x`
     /// (stored as its dynamic type). The caller has the right to settle this promise.
-    @usableFromInline final package func resolve(_ x: Any, as resolution: Resolution) {
+    @usableFromInline package final func resolve(_ x: Any, as resolution: Resolution) {
         switch resolution {
         case .adopt(let source): follow(source)
         case .assimilate(let thenable): assimilate(thenable)
@@ -91,7 +91,7 @@ extension Core {
 
     /// The procedure through the resolver (the faces' `resolve`): adopting
     /// or assimilating uses the resolver up. Returns false if it was already used.
-    @usableFromInline final package func resolveFromResolver(_ x: Any, as resolution: Resolution) -> Bool {
+    @usableFromInline package final func resolveFromResolver(_ x: Any, as resolution: Resolution) -> Bool {
         switch resolution {
         case .adopt(let source):
             guard claimResolver() else { return false }

@@ -11,7 +11,7 @@ extension Core {
     /// timed out leaves the promise the end of its branch (its rejection is reported if
     /// nobody else handles it); the caller marks a rejection it saw as handled.
     /// The caller checks `wouldDeadlock()` first.
-    @usableFromInline final package func waitUntilSettled(timeout: Double?) -> Bool {
+    @usableFromInline package final func waitUntilSettled(timeout: Double?) -> Bool {
         if !isPending { return true }
         let waiter = Waiter()
         attach(waiter, countsAsHandler: false)
@@ -28,7 +28,7 @@ extension Core {
 
     /// True when the calling thread runs a job of a serial dispatcher that settling this
     /// promise needs: a wait here could never end.
-    @usableFromInline final package func wouldDeadlock() -> Bool {
+    @usableFromInline package final func wouldDeadlock() -> Bool {
         guard let running = ThreadState.current.runningSerialDispatcher else { return false }
         return settlementNeeds(running)
     }
@@ -58,7 +58,7 @@ extension Core {
     /// task cancels only that dependent (and this promise only if nothing else needs it).
     /// Returns the settled dependent (it settled as this promise did, or was cancelled).
     /// The awaiting task receives the outcome, so a rejection counts as handled.
-    @usableFromInline final package func settledAwaitingCancellably() async -> Core {
+    @usableFromInline package final func settledAwaitingCancellably() async -> Core {
         let waiter = link(on: InlineDispatcher.shared, ClosureBody { source, link in
             if let source { link.settle(like: source) }
         })

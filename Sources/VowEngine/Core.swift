@@ -52,9 +52,6 @@ import Synchronization
     @inlinable @inline(__always)
     final var valueType: Any.Type { unsafeBitCast(backOrType, to: Any.Type.self) }
 
-    /// The tag of a promise object ("prom"), for foreign code that checks a pointer.
-    @inlinable static var promiseTag: UInt32 { 0x6d6f_7270 }
-
     /// A pending promise.
     @inlinable
     package init() {
@@ -75,13 +72,13 @@ import Synchronization
 
     /// A promise fulfilled with `value`.
     @inlinable
-    convenience package init<T>(fulfilled value: T) {
+    package convenience init<T>(fulfilled value: T) {
         self.init(settledWith: StoredValue(value), rejected: false)
     }
 
     /// A promise rejected with `error`.
     @inlinable
-    convenience package init(rejected error: any Error) {
+    package convenience init(rejected error: any Error) {
         self.init(settledWith: StoredValue(error: error), rejected: true)
     }
 
@@ -124,30 +121,30 @@ import Synchronization
     }
 
     @inlinable
-    final package var isPending: Bool { !observedFlags.contains(.settled) }
+    package final var isPending: Bool { !observedFlags.contains(.settled) }
 
     @inlinable
-    final package var isFulfilled: Bool { observedFlags.isFulfilled }
+    package final var isFulfilled: Bool { observedFlags.isFulfilled }
 
     @inlinable
-    final package var isRejected: Bool { observedFlags.contains(.rejected) }
+    package final var isRejected: Bool { observedFlags.contains(.rejected) }
 
     /// True if the promise was settled by cancellation.
     @inlinable
-    final package var wasCancelled: Bool { observedFlags.contains(.cancelled) }
+    package final var wasCancelled: Bool { observedFlags.contains(.cancelled) }
 
     /// True if the promise is fulfilled with a value of exactly type `T`. (With `load`, the
     /// way generic code reads a value: neither makes an `Optional<T>`, whose metadata
     /// generic code would have to look up on every call.)
     @inlinable @inline(__always)
-    final package func holds<T>(_ type: T.Type) -> Bool {
+    package final func holds<T>(_ type: T.Type) -> Bool {
         observedFlags.isFulfilled
             && ObjectIdentifier(valueType) == ObjectIdentifier(T.self)
     }
 
     /// The value; the caller checked `holds(T.self)`.
     @inlinable
-    final package func load<T>(_ type: T.Type) -> T {
+    package final func load<T>(_ type: T.Type) -> T {
         StoredValue.load(T.self, bits: bits, storage: flags.storage)
     }
 
@@ -155,7 +152,7 @@ import Synchronization
     /// this promise lives (it holds the object). For faces whose values are objects (C's
     /// values): no retain and release per read.
     @inlinable @inline(__always)
-    final package func heldObject<T: AnyObject>(_ type: T.Type) -> Unmanaged<T>? {
+    package final func heldObject<T: AnyObject>(_ type: T.Type) -> Unmanaged<T>? {
         guard holds(T.self) else { return nil }
         return Unmanaged<T>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
     }
@@ -171,13 +168,13 @@ import Synchronization
 
     /// The error, or nil unless rejected.
     @inlinable
-    final package var error: (any Error)? {
+    package final var error: (any Error)? {
         guard observedFlags.contains(.rejected) else { return nil }
         return StoredValue.load((any Error).self, bits: bits, storage: .object)
     }
 
     /// The value as an `Any`, or nil unless fulfilled.
-    @usableFromInline final package var anyValue: Any? {
+    @usableFromInline package final var anyValue: Any? {
         let flags = observedFlags
         guard flags.isFulfilled else { return nil }
         return StoredValue.anyValue(bits: bits, type: valueType, storage: flags.storage)
@@ -208,7 +205,7 @@ import Synchronization
     /// `countsAsHandler`: false for waiters, which do not make this promise stop being the
     /// end of its branch (a wait that timed out handled nothing).
     @usableFromInline
-    final package func attach(_ continuation: Continuation, countsAsHandler: Bool = true) {
+    package final func attach(_ continuation: Continuation, countsAsHandler: Bool = true) {
         var flags = lock()
         if countsAsHandler { flags.insert(.hadHandlers) }
         if flags.contains(.lazy) { return attachStartingLazy(continuation, flags) }
@@ -246,7 +243,7 @@ import Synchronization
     /// are handed to the caller (`Core.cancel` carries the request on) instead of dropped.
     /// Returns false (and destroys `stored`) if the promise was already settled.
     @usableFromInline @discardableResult
-    final package func settle(_ stored: consuming StoredValue, rejected: Bool,
+    package final func settle(_ stored: consuming StoredValue, rejected: Bool,
                               viaResolver: Bool = false) -> Bool {
         guard let back = settleAndSchedule(stored, rejected: rejected, viaResolver: viaResolver, cancelled: false) else {
             return false
@@ -257,7 +254,7 @@ import Synchronization
 
     /// The settle path for a cancellation; returns nil if already settled, else what the
     /// promise let go of.
-    @usableFromInline final package func settle(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
+    @usableFromInline package final func settle(_ stored: consuming StoredValue, rejected: Bool, viaResolver: Bool,
                                                 cancelled: Bool) -> Released? {
         guard let back = settleAndSchedule(stored, rejected: rejected, viaResolver: viaResolver, cancelled: cancelled) else {
             return nil
@@ -292,26 +289,26 @@ import Synchronization
 
     /// Fulfils the promise with `value` if it is pending.
     @inlinable @inline(__always) @discardableResult
-    final package func fulfil<T>(_ value: T) -> Bool {
+    package final func fulfil<T>(_ value: T) -> Bool {
         settle(StoredValue(value), rejected: false)
     }
 
     /// Rejects the promise with `error` if it is pending.
     @inlinable @discardableResult
-    final package func reject(_ error: any Error) -> Bool {
+    package final func reject(_ error: any Error) -> Bool {
         settle(StoredValue(error: error), rejected: true)
     }
 
     /// Settles the promise as `source` (settled) did: the same value or the same error
     /// (the identity of what it holds is kept: the same object, the same error box).
     @usableFromInline @discardableResult
-    final package func settle(like source: Core) -> Bool {
+    package final func settle(like source: Core) -> Bool {
         settle(source.storedCopy(), rejected: source.isRejected)
     }
 
     /// Settles the promise from an untyped outcome (the value stored as its dynamic type).
     @discardableResult
-    @usableFromInline final package func settle(_ outcome: Outcome, viaResolver: Bool = false) -> Bool {
+    @usableFromInline package final func settle(_ outcome: Outcome, viaResolver: Bool = false) -> Bool {
         switch outcome {
         case .fulfilled(let value): return settle(StoredValue(dynamic: value), rejected: false, viaResolver: viaResolver)
         case .rejected(let error): return settle(StoredValue(error: error), rejected: true, viaResolver: viaResolver)
@@ -320,7 +317,7 @@ import Synchronization
 
     /// Settles from a body's result: its value fulfils, a throw rejects.
     @inlinable
-    final package func settle<T>(from body: () throws -> T) {
+    package final func settle<T>(from body: () throws -> T) {
         do {
             fulfil(try body())
         } catch {
@@ -332,13 +329,13 @@ import Synchronization
     /// or error, so every read hands out the same handle): the object made by `make` the
     /// first time (outside every lock; if two threads race, the first stored wins and both
     /// get it). Kept in `FaceCaches` until the promise is freed.
-    final package func faceCache<Cache: AnyObject>(_ make: () -> Cache) -> Cache {
+    package final func faceCache<Cache: AnyObject>(_ make: () -> Cache) -> Cache {
         if flags.contains(.faceCached), let cached = FaceCaches.cache(of: self) as? Cache { return cached }
         return FaceCaches.store(make(), for: self)
     }
 
     /// Records that a waiter saw the rejection (it counts as handled).
-    @usableFromInline final package func markHandled() {
+    @usableFromInline package final func markHandled() {
         var flags = lock()
         flags.insert(.handled)
         unlock(flags)
@@ -349,18 +346,18 @@ import Synchronization
     /// Settles through the resolver: fails if settled or if the resolver was used up by
     /// adopting (C: `VOW_EALREADY`).
     @inlinable @inline(__always) @discardableResult
-    final package func fulfilFromResolver<T>(_ value: T) -> Bool {
+    package final func fulfilFromResolver<T>(_ value: T) -> Bool {
         settle(StoredValue(value), rejected: false, viaResolver: true)
     }
 
     /// Rejects through the resolver (see `fulfilFromResolver`).
     @discardableResult
-    @usableFromInline final package func rejectFromResolver(_ error: any Error) -> Bool {
+    @usableFromInline package final func rejectFromResolver(_ error: any Error) -> Bool {
         settle(StoredValue(error: error), rejected: true, viaResolver: true)
     }
 
     /// Marks the resolver as used up by an adoption. False if settled or already used.
-    @usableFromInline final package func claimResolver() -> Bool {
+    @usableFromInline package final func claimResolver() -> Bool {
         var flags = lock()
         guard !flags.contains(.settled), !flags.contains(.resolverUsed) else {
             unlock(flags)
@@ -373,7 +370,7 @@ import Synchronization
 
     /// True once the resolver can no longer settle the promise: it is settled, or the
     /// resolver adopted a promise or thenable that is still pending.
-    @usableFromInline final package var isResolverUsed: Bool {
+    @usableFromInline package final var isResolverUsed: Bool {
         let flags = self.flags
         return flags.contains(.settled) || flags.contains(.resolverUsed)
     }
@@ -385,7 +382,7 @@ import Synchronization
     }
 
     /// The broken-promise rule: called when the last reference to an unused resolver goes.
-    @usableFromInline final package func breakIfResolverUnused() {
+    @usableFromInline package final func breakIfResolverUnused() {
         let flags = self.flags
         guard !flags.contains(.settled), !flags.contains(.resolverUsed) else { return }
         settle(StoredValue(error: EngineError.broken(at: self)), rejected: true, viaResolver: true)
@@ -395,7 +392,7 @@ import Synchronization
 
     /// A plain promise in a handler list is an adopter: it settles inline as its
     /// upstream did. (Links override this.)
-    @usableFromInline override package func run() {
+    @usableFromInline package override func run() {
         settleFromUpstream()
     }
 

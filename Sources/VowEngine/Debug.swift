@@ -31,7 +31,7 @@ import Glibc
 
     /// A Swift call site: `#fileID` and `#line` (a static string's text is NUL-terminated).
     @inlinable
-    static package func source(_ file: StaticString, _ line: UInt) -> Site {
+    package static func source(_ file: StaticString, _ line: UInt) -> Site {
         guard file.hasPointerRepresentation else { return Site(file: nil, line: -1) }
         return Site(file: UnsafeRawPointer(file.utf8Start).assumingMemoryBound(to: CChar.self), line: Int(line))
     }
@@ -39,14 +39,14 @@ import Glibc
     /// A file name as a C string (copied when recorded; read only during the call that
     /// passes it) and a line. A nil file: a C caller that passed no site, shown as "C".
     @inlinable
-    static package func cString(_ file: UnsafePointer<CChar>?, _ line: Int) -> Site {
+    package static func cString(_ file: UnsafePointer<CChar>?, _ line: Int) -> Site {
         Site(file: file, line: file == nil ? 0 : line)
     }
 
     /// A view of the promise it is derived from (a conversion): recorded with that
     /// promise's site.
     @inlinable
-    static package var sameAsSource: Site { Site(file: nil, line: -2) }
+    package static var sameAsSource: Site { Site(file: nil, line: -2) }
 
     /// A path that passes no site of its own.
     @inlinable
@@ -76,7 +76,7 @@ import Glibc
 
 /// Where a promise was made (debug mode). Kept in the promise's extras, also after it
 /// settled (the unhandled-error report reads it from `deinit`). Immutable.
-@usableFromInline final package class DebugRecord: Sendable {
+@usableFromInline package final class DebugRecord: Sendable {
     /// The file and line of the call that made the promise ("C" when a C program did not
     /// pass its site).
     @usableFromInline package let site: String
@@ -134,7 +134,7 @@ import Glibc
 
     /// The setting itself (what `VowRuntime.debugMode` and `vow_debug_enabled` report),
     /// whatever the test loops do.
-    static package var isSet: Bool {
+    package static var isSet: Bool {
         var state = debugModeState.load(ordering: .relaxed)
         if state == DebugMode.unknown {
             _ = resolved(state)
@@ -145,7 +145,7 @@ import Glibc
 
     /// Turns debug mode on or off for promises made from now on (promises made before
     /// keep their records, or stay without). Any thread.
-    static package func set(_ on: Bool) {
+    package static func set(_ on: Bool) {
         transitions.withLock { _ in
             debugModeState.store(on ? DebugMode.on : offState, ordering: .relaxed)
         }
@@ -221,7 +221,7 @@ extension Core {
     /// primitive calls it, and faces call it on the promises they make otherwise. `source`:
     /// the promise this one was derived from (its chain is inherited); nil starts a chain.
     @inlinable @inline(__always)
-    final package func noteMade(at site: Site, from source: Core? = nil) {
+    package final func noteMade(at site: Site, from source: Core? = nil) {
         if DebugMode.isOn { recordSite(site, from: source) }
     }
 
@@ -229,7 +229,7 @@ extension Core {
     /// promise in a local calls `noteMade` instead: handing self back costs a retain and a
     /// release.)
     @inlinable @inline(__always) @discardableResult
-    final package func made(at site: Site, from source: Core? = nil) -> Self {
+    package final func made(at site: Site, from source: Core? = nil) -> Self {
         noteMade(at: site, from: source)
         return self
     }
@@ -275,7 +275,7 @@ extension Core {
 
     /// The one format of a census line: "SITE: pending for AGE s, waiting on SITE (chain
     /// began at SITE)", the age in seconds with three decimals.
-    static package func line(site: String, chainSite: String, age: Double, waitingOn: String?) -> String {
+    package static func line(site: String, chainSite: String, age: Double, waitingOn: String?) -> String {
         let millis = Int((max(0, age) * 1000).rounded())
         let fraction = String(millis % 1000)
         let seconds = "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
@@ -320,7 +320,7 @@ extension Core {
 
     /// Every listed promise that is still pending, oldest first; with `owner`, only those
     /// made on the thread where that test loop was installed.
-    static package func census(owner: ObjectIdentifier? = nil) -> [PendingRecord] {
+    package static func census(owner: ObjectIdentifier? = nil) -> [PendingRecord] {
         let now = DebugClock.now
         var upstreams: [Core] = []
         var rows: [(madeAt: UInt64, row: PendingRecord)] = []

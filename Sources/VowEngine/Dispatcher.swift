@@ -52,7 +52,7 @@ extension Dispatcher where Self == BackgroundDispatcher {
 /// The placeholder `.default` stands for: the dispatcher set as the default (in Swift or
 /// in C) at the moment a callback is registered.
 public final class DefaultDispatcher: Dispatcher {
-    @usableFromInline static package let shared = DefaultDispatcher()
+    @usableFromInline package static let shared = DefaultDispatcher()
     private init() {}
 
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
@@ -64,7 +64,7 @@ public final class DefaultDispatcher: Dispatcher {
 /// Runs work on the thread that submits it; nested submissions on the same thread are
 /// queued and run in order by the outermost call (a loop, never a recursion).
 public final class InlineDispatcher: Dispatcher {
-    @usableFromInline static package let shared = InlineDispatcher()
+    @usableFromInline package static let shared = InlineDispatcher()
     private init() {}
 
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
@@ -97,7 +97,7 @@ public final class InlineDispatcher: Dispatcher {
 
 /// A concurrent pool: Dispatch's global queue.
 public final class BackgroundDispatcher: Dispatcher {
-    @usableFromInline static package let shared = BackgroundDispatcher()
+    @usableFromInline package static let shared = BackgroundDispatcher()
     private init() {}
     let queue = DispatchQueue.global()
 

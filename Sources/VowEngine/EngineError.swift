@@ -23,23 +23,23 @@
     }
 
     /// The error `cancel()` rejects with.
-    @usableFromInline static package let cancelled = EngineError(.cancelled, "the promise was cancelled")
+    @usableFromInline package static let cancelled = EngineError(.cancelled, "the promise was cancelled")
 
     /// A promise resolved with itself, or with a chain that leads back to it.
-    @usableFromInline static package let cycle = EngineError(.cycle, "a promise was resolved with itself, or with a chain that leads back to it")
+    @usableFromInline package static let cycle = EngineError(.cycle, "a promise was resolved with itself, or with a chain that leads back to it")
 
     /// A wait that could never end.
-    @usableFromInline static package let deadlock = EngineError(.deadlock,
+    @usableFromInline package static let deadlock = EngineError(.deadlock,
         "wait() was called on the serial dispatcher that must run the awaited promise's callbacks; it would never return")
 
     /// The broken-promise error for `promise`, whose resolver was released unused.
-    @usableFromInline static package func broken(at promise: Core,
+    @usableFromInline package static func broken(at promise: Core,
                                _ message: String = "the resolver was released before it settled its promise") -> EngineError {
         EngineError(.broken, message + DebugRecord.siteSuffix(of: promise))
     }
 
     /// The time-out error.
-    @usableFromInline static package func timeout(seconds: Double) -> EngineError {
+    @usableFromInline package static func timeout(seconds: Double) -> EngineError {
         EngineError(.timeout, "timed out after \(seconds) s")
     }
 

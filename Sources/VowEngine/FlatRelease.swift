@@ -8,7 +8,7 @@
 /// item may run deinits that call `drop` again, which only appends to the list (the thread
 /// is already draining) and returns. So the stack stays flat and everything is freed, in
 /// no particular order, on the thread that dropped the last reference.
-@usableFromInline final package class FlatRelease<Item> {
+@usableFromInline package final class FlatRelease<Item> {
     // Unchecked exclusivity: only the owning thread touches these, and a re-entrant `drop`
     // (from a deinit in the loop) runs while no access to them is open.
     /// True while this thread's outermost `drop` drains `pending`.

@@ -109,7 +109,7 @@ import Darwin
 
 /// A value guarded by a `VowLock`, for process-wide settings (the default dispatcher, the
 /// unhandled-error handler, the cancellation registry).
-@usableFromInline final package class Locked<Value>: @unchecked Sendable {
+@usableFromInline package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written inside `lock`.
     private let lock = VowLock()
     private var value: Value

@@ -6,14 +6,15 @@ import Synchronization
 /// The resolver's handle is an interior pointer into this object (`resolverHandle`), placed
 /// so that `resolverTag` lies `Continuation.tagOffset` bytes past it, where every handle's
 /// tag lies: a face checks a resolver handle as it checks its other handles, then finds the
-/// promise at a fixed distance (`promise(fromResolverHandle:)`).
+/// promise at a fixed distance (`promise(fromResolverHandle:)`). The offsets are in
+/// Interface.swift, "C-handle layout".
 ///
 /// References: the resolver counts its own (`resolverReferences`, starting at one for the
 /// face's caller) and, while that count is above zero, holds one reference to the promise.
 /// When the count falls to zero (`releaseResolver`), on the thread that released it: the
 /// tag becomes `Continuation.releasedTag`, the broken-promise rule applies
 /// (`breakIfResolverUnused`), and the promise reference goes.
-final package class ResolvableCore: Core, @unchecked Sendable {
+package final class ResolvableCore: Core, @unchecked Sendable {
     // @unchecked: see `Core`; `resolverTag` changes once, when the last resolver
     // reference goes (nobody may use the handle after that), and the count is atomic.
 
@@ -21,14 +22,6 @@ final package class ResolvableCore: Core, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var resolverTag: UInt32
     /// References to the resolver handle.
     @usableFromInline let resolverReferences = Atomic<UInt32>(1)
-
-    /// Where `resolverTag` lies: right after `Core`'s stored properties (the object header,
-    /// `tag` and `word`, `handlersOrBits`, `backOrType`: five words on 64-bit platforms).
-    /// Checked in debug builds and by a test. The object is 48 bytes.
-    @inlinable static var resolverTagOffset: Int { 5 * MemoryLayout<UInt>.size }
-
-    /// From the start of the object to its resolver handle.
-    @inlinable static var resolverHandleOffset: Int { resolverTagOffset - Continuation.tagOffset }
 
     /// A pending promise whose resolver handle carries `resolverTag`, with one reference to
     /// the resolver (and, for it, one to the promise, on top of the caller's).
@@ -42,19 +35,6 @@ final package class ResolvableCore: Core, @unchecked Sendable {
                "ResolvableCore: resolverTag is not where resolverTagOffset says")
     }
 
-    /// The resolver handle (an interior pointer; see the type's comment).
-    @inlinable @inline(__always)
-    package var resolverHandle: UnsafeMutableRawPointer {
-        Unmanaged.passUnretained(self).toOpaque() + Self.resolverHandleOffset
-    }
-
-    /// The promise of a resolver handle whose tag the caller checked, unretained: the
-    /// resolver's own reference keeps it alive while the handle is valid.
-    @inlinable @inline(__always)
-    static package func promise(fromResolverHandle handle: UnsafeRawPointer) -> Unmanaged<ResolvableCore> {
-        Unmanaged.fromOpaque(handle - resolverHandleOffset)
-    }
-
     /// One more reference to the resolver.
     @inlinable
     package func retainResolver() {
@@ -64,7 +44,7 @@ final package class ResolvableCore: Core, @unchecked Sendable {
     /// One reference less to the resolver of `promise`; the last one releases the resolver
     /// (see the type's comment) and with it the resolver's reference to the promise.
     @inlinable
-    static package func releaseResolver(of promise: Unmanaged<ResolvableCore>) {
+    package static func releaseResolver(of promise: Unmanaged<ResolvableCore>) {
         let wasLast = promise._withUnsafeGuaranteedRef { core -> Bool in
             guard core.resolverReferences.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 else {
                 return false

@@ -14,7 +14,7 @@ extension Core {
     ///
     /// `make` makes an attempt (a throw fails it); the first runs on the calling thread
     /// when `firstInline`, else on the default dispatcher, as every later one.
-    static package func retry(times: Int, delay: Double, firstInline: Bool,
+    package static func retry(times: Int, delay: Double, firstInline: Bool,
                               shouldRetry: (@Sendable (any Error) -> Bool)?,
                               make: @escaping @Sendable () throws -> Core) -> Core {
         RetryAttempt.start(times: times, delay: delay, firstInline: firstInline, shouldRetry: shouldRetry, make: make)

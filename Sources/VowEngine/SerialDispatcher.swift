@@ -139,7 +139,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
 /// The process-wide dispatcher settings and the engine's view of dispatchers.
 @usableFromInline package enum Dispatchers {
     /// The library's own default dispatcher: one serial queue, never the main queue.
-    @usableFromInline static package let librarySerial = SerialDispatcher(label: "vow.default")
+    @usableFromInline package static let librarySerial = SerialDispatcher(label: "vow.default")
 
     private static let customDefault = Locked<(any Dispatcher)?>(nil)
     /// Set while a default replaces the library's queue, or while a test loop is installed on
@@ -148,7 +148,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
 
     /// The dispatcher `.default` stands for now.
     @inlinable
-    static package var currentDefault: any Dispatcher {
+    package static var currentDefault: any Dispatcher {
         if !hasCustomDefault.isSet { return librarySerial }
         return customDefaultValue ?? librarySerial
     }
@@ -170,7 +170,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
 
     /// Replaces the default; nil (or the library's queue, or the `.default` placeholder)
     /// restores the library's own. Callbacks registered earlier keep their dispatcher.
-    @usableFromInline static package func setDefault(_ dispatcher: (any Dispatcher)?) {
+    @usableFromInline package static func setDefault(_ dispatcher: (any Dispatcher)?) {
         var replacement = dispatcher
         if replacement === DefaultDispatcher.shared || replacement === librarySerial { replacement = nil }
         let previous = customDefault.withLock { current -> (any Dispatcher)? in
@@ -200,7 +200,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     /// Resolves the `.default` placeholder to the dispatcher callbacks will really use, at
     /// registration time.
     @inlinable
-    static package func resolve(_ dispatcher: any Dispatcher) -> any Dispatcher {
+    package static func resolve(_ dispatcher: any Dispatcher) -> any Dispatcher {
         // An exact type check (there is one `DefaultDispatcher`), not an identity check
         // against `DefaultDispatcher.shared`, which would run its lazy initialiser's check.
         ObjectIdentifier(type(of: dispatcher)) == ObjectIdentifier(DefaultDispatcher.self) ? currentDefault : dispatcher

@@ -88,7 +88,7 @@
 
     /// A copy of the `T` kept in `bits` (the caller knows the type is `T`).
     @inlinable @inline(__always)
-    static package func load<T>(_ type: T.Type, bits: UInt, storage: Storage) -> T {
+    package static func load<T>(_ type: T.Type, bits: UInt, storage: Storage) -> T {
         if storage == .boxed {
             let box = Unmanaged<ValueBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
             return box.load(T.self)
@@ -111,7 +111,7 @@
     }
 
     /// The value in `bits` as an `Any` (a copy).
-    @usableFromInline static package func anyValue(bits: UInt, type: Any.Type, storage: Storage) -> Any {
+    @usableFromInline package static func anyValue(bits: UInt, type: Any.Type, storage: Storage) -> Any {
         if storage == .boxed {
             return Unmanaged<ValueBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue().anyValue
         }

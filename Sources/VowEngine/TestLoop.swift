@@ -31,7 +31,7 @@ import Glibc
 ///
 /// Threads: every method may be called from any thread; `run(until:)` runs the work on the
 /// calling thread, one run at a time. No user code runs under `lock`.
-final package class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, ExecutorProviding, @unchecked Sendable {
+package final class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, ExecutorProviding, @unchecked Sendable {
     // @unchecked: the mutable state is guarded by `lock`, except `installedOn` (atomic)
     // and `faceIdentity` (set once, before the loop is shared).
 
@@ -114,7 +114,7 @@ final package class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, Exe
         lock.unlock()
     }
 
-    override package var isolationIdentity: ObjectIdentifier { faceIdentity ?? ObjectIdentifier(self) }
+    package override var isolationIdentity: ObjectIdentifier { faceIdentity ?? ObjectIdentifier(self) }
 
     // MARK: Timers
 

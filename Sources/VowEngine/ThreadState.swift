@@ -14,7 +14,7 @@ import Glibc
 ///   dispatcher `.default` stands for here while it is installed.
 ///
 /// Only its own thread touches a `ThreadState`.
-@usableFromInline final package class ThreadState {
+@usableFromInline package final class ThreadState {
     @exclusivity(unchecked) var inlineQueue: [Continuation] = []
     @exclusivity(unchecked) var inlineActive = false
 
@@ -53,7 +53,7 @@ import Glibc
         return testLoop
     }
 
-    @usableFromInline static package var current: ThreadState {
+    @usableFromInline package static var current: ThreadState {
         withCurrent { $0 }
     }
 
@@ -72,7 +72,7 @@ import Glibc
     }
 
     /// Runs `body` marking this thread as running a job of the serial dispatcher `id`.
-    @usableFromInline static package func running<R>(serialDispatcher id: ObjectIdentifier?, _ body: () throws -> R) rethrows -> R {
+    @usableFromInline package static func running<R>(serialDispatcher id: ObjectIdentifier?, _ body: () throws -> R) rethrows -> R {
         let outer = withCurrent { state in
             let outer = state.runningSerialDispatcher
             state.runningSerialDispatcher = id

@@ -43,7 +43,7 @@ final class OneShotTimer: @unchecked Sendable {
 /// say so). Anything beyond about 146 years counts as never.
 @usableFromInline package enum Timing {
     /// The delay of a timer in nanoseconds: 0 for now, nil for never (see above).
-    @usableFromInline static package func delayNanoseconds(_ seconds: Double) -> Int? {
+    @usableFromInline package static func delayNanoseconds(_ seconds: Double) -> Int? {
         if seconds.isNaN || seconds <= 0 { return 0 }
         if seconds >= Double(Int.max / 2) / 1e9 { return nil }
         return Int(seconds * 1e9)
@@ -53,7 +53,7 @@ final class OneShotTimer: @unchecked Sendable {
 extension Core {
     /// A promise fulfilled with `value` after `seconds` on `clock`'s time. Cancelling it
     /// stops the timer; a test loop released before it fired cancels it.
-    static package func after<T: Sendable>(seconds: Double, value: T, clock: TimerClock = .current) -> Core {
+    package static func after<T: Sendable>(seconds: Double, value: T, clock: TimerClock = .current) -> Core {
         let core = Core()
         let timer = OneShotTimer(seconds: seconds, clock: clock, onDrop: { core.cancel() }) { core.fulfil(value) }
         core.onCancel { timer.cancel() }
@@ -63,7 +63,7 @@ extension Core {
     /// Settles like this promise unless `seconds` pass first; then rejects with the
     /// timeout error and releases this promise (cancelling it unless something else still
     /// waits on it). `site`: the face's caller's, recorded once in debug mode (by the link).
-    @usableFromInline final package func timeout(seconds: Double, at site: Site = .unknown) -> Core {
+    @usableFromInline package final func timeout(seconds: Double, at site: Site = .unknown) -> Core {
         let result = link(on: InlineDispatcher.shared, ClosureBody { source, link in
             if let source { link.settle(like: source) }
         }, at: site)
@@ -83,7 +83,7 @@ extension Core {
     /// this promise settles releases this promise under the upstream rule, like a link.
     /// `site`: as for `timeout`. The pause runs on the clock of the thread that called
     /// this (see `TimerClock`), whichever thread the source fulfils on.
-    @usableFromInline final package func delayed(seconds: Double, at site: Site = .unknown) -> Core {
+    @usableFromInline package final func delayed(seconds: Double, at site: Site = .unknown) -> Core {
         let clock = TimerClock.current
         return link(on: InlineDispatcher.shared, ClosureBody { source, link in
             guard let source else { return }

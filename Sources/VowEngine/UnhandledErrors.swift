@@ -22,7 +22,7 @@ package protocol UnhandledDescribable {
     /// re-wrapped in a conversion thunk each time it passes through the generic `inout`
     /// of `withLock`, so every report would call through one more layer (a stack overflow
     /// after some 200,000 reports, a bug once).
-    @usableFromInline final package class SinkBox: Sendable {
+    @usableFromInline package final class SinkBox: Sendable {
         @usableFromInline let call: Sink
         init(_ call: @escaping Sink) { self.call = call }
     }
@@ -46,7 +46,7 @@ package protocol UnhandledDescribable {
     /// drops it outside the lock (a C handler's `destroy` runs when its last reference
     /// goes, after any report still running it returned).
     @discardableResult
-    @usableFromInline static package func replace(with newSink: Sink?) -> SinkBox? {
+    @usableFromInline package static func replace(with newSink: Sink?) -> SinkBox? {
         let box = newSink.map(SinkBox.init)
         return sink.withLock { current in
             let previous = current
@@ -56,10 +56,10 @@ package protocol UnhandledDescribable {
     }
 
     /// The handler set now (nil: the default).
-    @usableFromInline static package var current: Sink? { sink.withLock { $0 }?.call }
+    @usableFromInline package static var current: Sink? { sink.withLock { $0 }?.call }
 
     /// The default handler: one line on standard error, nothing for cancellations.
-    @usableFromInline static package func writeDefaultReport(_ error: any Error, _ record: DebugRecord?) {
+    @usableFromInline package static func writeDefaultReport(_ error: any Error, _ record: DebugRecord?) {
         guard !isCancellation(error) else { return }
         var line = "vow: unhandled error: " + ReportLine.escaped(describe(error), limit: ReportLine.limit)
         if let record { line += " (" + record.reportSites + ")" }

@@ -17,7 +17,7 @@ package enum TimerClock: Sendable {
     case loop(TestLoopCore)
 
     /// The clock of the calling thread: its installed test loop's, else the real one.
-    static package var current: TimerClock {
+    package static var current: TimerClock {
         guard let loop = TestLoops.current else { return .real }
         return .loop(loop)
     }
@@ -28,7 +28,7 @@ enum TestLoops {
     /// The loop installed on the calling thread, if any. One relaxed load when no loop is
     /// installed anywhere.
     @inline(__always)
-    static package var current: TestLoopCore? {
+    static var current: TestLoopCore? {
         guard installedTestLoops.load(ordering: .relaxed) != 0 else { return nil }
         return currentSlow()
     }
@@ -50,7 +50,7 @@ enum TestLoops {
 
     /// The default dispatcher of the calling thread's installed loop (the face the loop was
     /// installed with: VowTesting's `TestLoop`, or the loop itself for C).
-    static package var currentDefault: (any Dispatcher)? {
+    static var currentDefault: (any Dispatcher)? {
         guard installedTestLoops.load(ordering: .relaxed) != 0, current != nil else { return nil }
         return ThreadState.withCurrent { $0.testLoopDefault }
     }

@@ -122,7 +122,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// thread as running the dispatcher), and then any job dropped meanwhile; gives back the
     /// job's reference to this executor. If a dropped job is running on another thread at
     /// this moment, `job` runs after it, there, instead.
-    final package func runQueued(_ job: UnownedJob) {
+    package final func runQueued(_ job: UnownedJob) {
         exclusion.lock()
         if running {
             dropped.append(job)
@@ -137,7 +137,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// Runs `job`, which the dispatcher dropped (see "Dropped jobs"): at once on this
     /// thread, marked as running the dispatcher, or after the job of this executor that is
     /// running now, on that job's thread.
-    final package func runDropped(_ job: UnownedJob) {
+    package final func runDropped(_ job: UnownedJob) {
         let identity = isolationIdentity
         exclusion.lock()
         if running {
@@ -214,7 +214,7 @@ extension SwiftJobHost {
 /// The executor of a dispatcher whose queue lives in another object (`host`): the executor
 /// keeps the host, the dispatcher keeps both, and nothing keeps the dispatcher, so the
 /// three are freed once nothing else holds them.
-final package class HostedExecutor: VowExecutor, @unchecked Sendable {
+package final class HostedExecutor: VowExecutor, @unchecked Sendable {
     // @unchecked: immutable.
     let host: any SwiftJobHost
 
@@ -227,15 +227,15 @@ final package class HostedExecutor: VowExecutor, @unchecked Sendable {
         host.submitSwiftJob(job, for: self)
     }
 
-    override package var isolationIdentity: ObjectIdentifier { host.isolationIdentity }
+    package override var isolationIdentity: ObjectIdentifier { host.isolationIdentity }
 
     /// The thread mark (the dispatcher's work, dropped jobs included), or the host's own
     /// answer (a swift-nio loop: any code on its thread).
-    override package var isIsolatingCurrentThread: Bool {
+    package override var isIsolatingCurrentThread: Bool {
         super.isIsolatingCurrentThread || host.isIsolatingCurrentThread == true
     }
 
-    override package var exclusiveContext: ObjectIdentifier? { host.exclusiveContext }
+    package override var exclusiveContext: ObjectIdentifier? { host.exclusiveContext }
 }
 
 /// Swift jobs waiting in a dispatcher that queues continuations (the library's serial
@@ -246,7 +246,7 @@ final package class HostedExecutor: VowExecutor, @unchecked Sendable {
 /// Each `run()` takes the oldest job and runs it (`VowExecutor.runQueued`); each `dropped()`
 /// takes the oldest and hands it to `VowExecutor.runDropped`. A serial dispatcher calls them
 /// in submission order, so the n-th call takes the n-th job.
-final package class SwiftJobQueue: Continuation, @unchecked Sendable {
+package final class SwiftJobQueue: Continuation, @unchecked Sendable {
     // @unchecked: `jobs` and `head` are guarded by `lock`; `executor` is immutable.
     private let lock = VowLock()
     @exclusivity(unchecked) private var jobs: [UnownedJob] = []
@@ -282,11 +282,11 @@ final package class SwiftJobQueue: Continuation, @unchecked Sendable {
         return job
     }
 
-    override package func run() {
+    package override func run() {
         executor.runQueued(pop())
     }
 
-    override package func dropped() {
+    package override func dropped() {
         executor.runDropped(pop())
     }
 }

@@ -205,6 +205,51 @@ struct EngineUnitTests {
         }
     }
 
+    // MARK: C-handle layout
+
+    /// What foreign code reads at fixed offsets (Interface.swift, "C-handle layout"): the
+    /// numbers are pinned here, and each is checked against the objects as the compiler
+    /// lays them out, so a stored property added in front of a tag, or a tag constant
+    /// changed on one side only, fails here and not in a C program.
+    @Test("C-handle layout: the tag at 16 bytes, the resolver's tag at 40 and its handle at 24, the tags' ASCII names, the faces' tags the same")
+    func handleLayout() {
+        #expect(Continuation.tagOffset == 16)
+        #expect(ResolvableCore.resolverTagOffset == 40)
+        #expect(ResolvableCore.resolverHandleOffset == 24)
+        func ascii(_ tag: UInt32) -> String {
+            String(decoding: withUnsafeBytes(of: tag.littleEndian) { Array($0) }, as: UTF8.self)
+        }
+        #expect(ascii(Core.promiseTag) == "prom")
+        #expect(ascii(Continuation.releasedTag) == "dead")
+        #expect(ascii(Continuation.continuationTag) == "cont")
+        // The faces' table of tags (Shared/HandleObject.swift) spells the engine's the same.
+        #expect(HandleTag.promise.rawValue == Core.promiseTag)
+        #expect(HandleTag.released.rawValue == Continuation.releasedTag)
+        #expect(handleTagOffset == Continuation.tagOffset)
+
+        // Where the compiler put the fields: read through the object's address.
+        func start(_ object: AnyObject) -> UnsafeRawPointer {
+            UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        }
+        let promise = Core()
+        #expect(start(promise).load(fromByteOffset: Continuation.tagOffset, as: UInt32.self) == Core.promiseTag)
+        let job = ClosureJob {}
+        #expect(start(job).load(fromByteOffset: Continuation.tagOffset, as: UInt32.self) == Continuation.continuationTag)
+        let value = VowValue(.int(1))
+        #expect(start(value).load(fromByteOffset: Continuation.tagOffset, as: UInt32.self) == HandleTag.value.rawValue)
+
+        let withResolver = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue)
+        let base = start(withResolver)
+        #expect(withUnsafeMutablePointer(to: &withResolver.resolverTag) { UnsafeRawPointer($0) }
+                == base + ResolvableCore.resolverTagOffset)
+        #expect(UnsafeRawPointer(withResolver.resolverHandle) == base + ResolvableCore.resolverHandleOffset)
+        #expect(UnsafeRawPointer(withResolver.resolverHandle)
+                    .load(fromByteOffset: Continuation.tagOffset, as: UInt32.self) == HandleTag.primaryResolver.rawValue)
+        #expect(ResolvableCore.promise(fromResolverHandle: withResolver.resolverHandle).toOpaque() == UnsafeMutableRawPointer(mutating: base))
+        ResolvableCore.releaseResolver(of: .passUnretained(withResolver))
+        #expect(base.load(fromByteOffset: ResolvableCore.resolverTagOffset, as: UInt32.self) == Continuation.releasedTag)
+    }
+
     // MARK: A combinator's result
 
     @Test("a combinator's result waits on its inputs through its registration; a cancel handler moves them into extras, and cancelling it still reaches every input")
