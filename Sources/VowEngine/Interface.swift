@@ -129,6 +129,7 @@
 //   Dispatchers.librarySerial
 //   Dispatchers.currentDefault            what `.default` stands for on this thread, now
 //   Dispatchers.setDefault                the process-wide setting (Swift and C set it)
+//   Dispatchers.withDefault               a scope's default (task-local; VowRuntime.withDefaultDispatcher)
 //   Dispatchers.resolve                   `.default` resolved at registration
 //   DefaultDispatcher.shared
 //   InlineDispatcher.shared
@@ -201,6 +202,7 @@
 //   UnhandledErrors.Sink
 //   UnhandledErrors.SinkBox
 //   UnhandledErrors.replace
+//   UnhandledErrors.withSink              a scope's handler (task-local; VowRuntime.withUnhandledErrorHandler)
 //   UnhandledErrors.current
 //   UnhandledErrors.writeDefaultReport
 //   writeLine                             one line on standard error, in one write

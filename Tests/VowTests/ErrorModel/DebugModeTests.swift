@@ -16,7 +16,7 @@ import Glibc
 // Each restores both settings. Other suites that run meanwhile only see their promises
 // gain records, which changes nothing they check.
 
-extension ErrorModel.UnhandledErrorTests {
+extension ErrorModel.ProcessWideSettings.UnhandledErrorTests {
     /// "VowTests/DebugModeTests.swift:LINE", as `#fileID` and `#line` give it here.
     private func here(_ line: UInt) -> String { "\(#fileID):\(line)" }
 
