@@ -1,3 +1,4 @@
+import CVow
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -117,6 +118,15 @@ struct ScopedDefaultDispatcherTests {
             }
         }
         #expect(try value(of: nested) == nil)
+    }
+
+    @Test("C calls made in the scope see it: vow_dispatcher_default() is the scope's dispatcher")
+    func cFaceSeesTheScope() {
+        let tagged = TaggedQueue(tag: 68)
+        VowRuntime.withDefaultDispatcher(tagged.queue) {
+            #expect(VowRuntime.dispatcher(unsafeHandle: vow_dispatcher_default()) === tagged.queue)
+        }
+        #expect(VowRuntime.dispatcher(unsafeHandle: vow_dispatcher_default()) !== tagged.queue)
     }
 
     // MARK: async

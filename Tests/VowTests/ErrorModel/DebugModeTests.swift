@@ -206,9 +206,9 @@ extension ErrorModel.ProcessWideSettings.UnhandledErrorTests {
             debugMode(true) {
                 let (head, resolver) = Promise<Int>.pending(); headLine = #line
                 do {
-                    // On the library's queue by name, not `.default`: another suite may
-                    // replace the process-wide default meanwhile, and its queue is not
-                    // drained here (the report would come after the capture).
+                    // On the library's queue by name, not `.default`: the queue
+                    // `drainDefault` drains below whatever the default is (this suite is
+                    // serialized with the tests that replace it, but says so here).
                     let end = head.map(on: VowRuntime.librarySerial) { _ -> Int in
                         throw ErrorModel.TokenError(token)
                     }; endLine = #line - 2
