@@ -74,6 +74,13 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The peak memory per request of the server workloads (summary.sh runs it).
+        // The engine's lock under contention (4 and 16 threads on one promise) and alone:
+        // Benchmarks/README.md, "One lock".
+        .executableTarget(
+            name: "LockContention",
+            dependencies: [.product(name: "vow", package: "Vow")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "ServerMemory",
             dependencies: ["BenchWorkloads", "CAllocBytes"],

@@ -28,6 +28,12 @@ stage_build() {
     grep -q "Build complete" "$log_dir/build.log" || { tail -20 "$log_dir/build.log"; return 1; }
     vow_release_build "$ROOT" 2>&1 | tee "$log_dir/build-release.log" | grep -E "warning:|error:" && return 1
     grep -q "Build complete" "$log_dir/build-release.log" || { tail -20 "$log_dir/build-release.log"; return 1; }
+    # The engine's interface is the list in Interface.swift; the faces are layers, each
+    # compiles without the others (ARCHITECTURE.md, "Layers").
+    local interface
+    interface=$(scripts/check-engine-interface.sh) || { echo "$interface"; return 1; }
+    scripts/check-layers.sh 2>&1 | tee "$log_dir/layers.log" | grep -v "compiles alone"
+    test "${PIPESTATUS[0]}" -eq 0
 }
 
 stage_compile() {

@@ -11,7 +11,8 @@ import Synchronization
 /// on, outside every lock; `run()` is called once, on the continuation's dispatcher.
 ///
 /// The first stored word is `tag` (a type tag that foreign code, a C handle check, reads at
-/// `Continuation.tagOffset` without retaining the object) and `word`, an atomic 32-bit
+/// `Continuation.tagOffset` without retaining the object: Interface.swift, "C-handle
+/// layout") and `word`, an atomic 32-bit
 /// state word: `Core` keeps its lock bit and flags there; other continuations use it as
 /// they like.
 @usableFromInline package class Continuation: @unchecked Sendable {
@@ -19,11 +20,11 @@ import Synchronization
 
     /// The type tag. Set once in `init`, overwritten with `Continuation.releasedTag` in
     /// `deinit`, so a handle used after its last release is usually caught.
-    @exclusivity(unchecked) @usableFromInline package final var tag: UInt32
+    @exclusivity(unchecked) @usableFromInline final var tag: UInt32
     /// The atomic state word (lock bit and flags for a promise).
-    @usableFromInline package final let word = Atomic<UInt32>(0)
+    @usableFromInline final let word = Atomic<UInt32>(0)
 
-    @usableFromInline package init(tag: UInt32) {
+    @usableFromInline init(tag: UInt32) {
         self.tag = tag
     }
 
@@ -34,7 +35,7 @@ import Synchronization
     /// Hands the continuation to where it runs. Called outside every lock, at most once per
     /// registration. The default runs it on the calling thread through the per-thread
     /// inline queue (never recursively).
-    @usableFromInline package func schedule() {
+    @usableFromInline func schedule() {
         InlineDispatcher.run(self)
     }
 
@@ -49,24 +50,16 @@ import Synchronization
 
     /// The promise this continuation settles when it runs, if any: it counts as a
     /// dependent of the promise it is registered on (for cancellation).
-    @usableFromInline package var dependentPromise: Core? { nil }
+    @usableFromInline var dependentPromise: Core? { nil }
 
     /// True for a link whose body is cleanup (`finally`): it stays registered when its
     /// promise is cancelled, and runs anyway.
-    @usableFromInline package var isCleanupLink: Bool { false }
+    @usableFromInline var isCleanupLink: Bool { false }
 
     /// Called when the continuation was removed from the promise it waited on and will
     /// never run (its promise was cancelled): lets go of what it captured.
-    @usableFromInline package func disposeUnrun() {}
+    @usableFromInline func disposeUnrun() {}
 
-    /// Where `tag` lives: right after the Swift object header (isa and reference counts,
-    /// two words on 64-bit platforms). Checked by a test.
-    @inlinable package static var tagOffset: Int { 2 * MemoryLayout<UInt>.size }
-
-    /// The tag of a released object ("dead").
-    @inlinable package static var releasedTag: UInt32 { 0x6461_6564 }
-    /// The tag of continuations that are not promises ("cont").
-    @inlinable package static var continuationTag: UInt32 { 0x746e_6f63 }
 }
 
 /// A closure to run on a dispatcher: `Dispatcher.dispatch` on the library's own queues,

@@ -113,7 +113,7 @@ extension Core {
 
     /// True if this promise, or a promise it waits on through its chain of upstreams, is
     /// `target` (a walk over pending promises only, no recursion).
-    @usableFromInline package final func waits(on target: Core) -> Bool {
+    @usableFromInline final func waits(on target: Core) -> Bool {
         var current: Core = self
         while true {
             let flags = current.lock()
@@ -127,7 +127,7 @@ extension Core {
 
     /// A continuation attaches to a forwarded promise: it is registered here, and the
     /// promise rejoins the end of its chain (see above) so that it settles.
-    @usableFromInline package final func attachToForwarded(_ continuation: Continuation, countsAsHandler: Bool) {
+    @usableFromInline final func attachToForwarded(_ continuation: Continuation, countsAsHandler: Bool) {
         var flags = lock()
         if countsAsHandler { flags.insert(.hadHandlers) }
         if flags.contains(.settled) {
@@ -142,7 +142,7 @@ extension Core {
 
     /// An observer reads a forwarded promise (see `observedFlags`): it rejoins, and the
     /// flags are read again.
-    @usableFromInline package final func rejoinForObserver() -> Flags {
+    @usableFromInline final func rejoinForObserver() -> Flags {
         rejoin()
         return flags
     }

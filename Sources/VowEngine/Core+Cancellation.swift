@@ -29,7 +29,7 @@ extension Core {
     /// a C context's `destroy`, are released); a cleanup link stays (it still runs) but no
     /// longer counts. Returns true if this promise is pending and now has no live
     /// dependent, so the cancellation should reach it.
-    @usableFromInline package final func dependentGone(_ dependent: Core) -> Bool {
+    @usableFromInline final func dependentGone(_ dependent: Core) -> Bool {
         let flags = lock()
         var removed: [Continuation] = []
         var found = false
@@ -58,7 +58,7 @@ extension Core {
 
     /// Tells every upstream this promise waited on that it no longer needs them (a race
     /// that settled, a timeout that fired): each is cancelled under the upstream rule.
-    @usableFromInline package final func releaseUpstreams(_ upstreams: [Core]) {
+    @usableFromInline final func releaseUpstreams(_ upstreams: [Core]) {
         for source in upstreams where source.dependentGone(self) {
             source.cancel()
         }
@@ -124,7 +124,7 @@ private func submitCancelHandler(_ handler: Continuation, defaultQueue queue: an
 extension Continuation {
     /// True if this registration keeps the promise it waits on wanted: it settles a
     /// dependent, unless it is a cleanup link whose promise was already cancelled.
-    @usableFromInline package final var isLiveDependent: Bool {
+    @usableFromInline final var isLiveDependent: Bool {
         guard let dependent = dependentPromise else { return false }
         return !(isCleanupLink && dependent.flags.contains(.settled))
     }

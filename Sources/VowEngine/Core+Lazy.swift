@@ -41,7 +41,7 @@ extension Core {
     /// `lazy` flag set): registers `continuation`, clears the flag and starts the
     /// producer. A lazy promise settled unstarted (cancelled: settling leaves the flag, to
     /// keep the settle path free of it) only schedules `continuation`.
-    @usableFromInline package final func attachStartingLazy(_ continuation: Continuation, _ flags: Flags) {
+    @usableFromInline final func attachStartingLazy(_ continuation: Continuation, _ flags: Flags) {
         var flags = flags
         flags.remove(.lazy)
         if flags.contains(.settled) {
@@ -61,7 +61,7 @@ extension Core {
 
     /// True while this promise is lazy and its producer has not started (nor will: it
     /// may have been cancelled first).
-    package final var isLazyUnstarted: Bool { flags.contains(.lazy) }
+    final var isLazyUnstarted: Bool { flags.contains(.lazy) }
 
     /// After the producer returned: the promise is no longer settled by a job of the
     /// dispatcher it ran on (it may settle from anywhere now), so waits stop counting it
@@ -79,7 +79,7 @@ extension Core {
 /// Threads: `promise` is set under the promise's lock before `submit`; `run` (or
 /// `dropped`) is called once by the dispatcher, or once as a cancel handler, never both
 /// (the start removes it from the cancel handlers under the same lock).
-package final class LazyStart: Continuation, @unchecked Sendable {
+final class LazyStart: Continuation, @unchecked Sendable {
     // @unchecked: see above.
     private let dispatcher: any Dispatcher
     private var producer: (@Sendable (Core) -> Void)?
@@ -96,7 +96,7 @@ package final class LazyStart: Continuation, @unchecked Sendable {
         submitContinuation(self, to: dispatcher)
     }
 
-    package override func run() {
+    override func run() {
         let producer = self.producer
         self.producer = nil
         guard let promise else { return }
@@ -109,7 +109,7 @@ package final class LazyStart: Continuation, @unchecked Sendable {
 
     /// The dispatcher dropped the start: the producer never runs, and the promise is
     /// cancelled so that what waits on it ends.
-    package override func dropped() {
+    override func dropped() {
         producer = nil
         let promise = self.promise
         self.promise = nil

@@ -61,7 +61,7 @@ extension LinkBody {
 /// says so with a flag (`onLibraryQueue`, `onInline`) and holds no dispatcher, so it is a
 /// `Core` and its body, nothing more (56 bytes with a Swift closure, 72 with a C
 /// callback). A link on any other dispatcher has an `OnDispatcher` body, which holds it.
-@usableFromInline package final class Link<Body: LinkBody>: Core, @unchecked Sendable {
+@usableFromInline final class Link<Body: LinkBody>: Core, @unchecked Sendable {
     // @unchecked: see `Core`; `body` is owned by whoever set `bodyTaken`.
 
     @exclusivity(unchecked) @usableFromInline var body: Body
@@ -69,7 +69,7 @@ extension LinkBody {
     /// A link that runs where `placement` says: `.onLibraryQueue`, `.onInline`, or
     /// nowhere the flags can name (empty: `body` is an `OnDispatcher`).
     @inlinable
-    package init(source: Core, placement: Flags, body: consuming Body) {
+    init(source: Core, placement: Flags, body: consuming Body) {
         self.body = body
         super.init()
         setFirstUpstream(source)
@@ -80,7 +80,7 @@ extension LinkBody {
         if !flags.contains(.bodyTaken) { body.dispose() }
     }
 
-    @usableFromInline package override func schedule() {
+    @usableFromInline override func schedule() {
         var flags = lock()
         if flags.contains(.adopting) {
             unlock(flags)
@@ -109,7 +109,7 @@ extension LinkBody {
         }
     }
 
-    @usableFromInline package override func run() {
+    @usableFromInline override func run() {
         var flags = lock()
         if flags.contains(.adopting) {
             let source = flags.contains(.settled) ? nil : upstream
@@ -137,15 +137,15 @@ extension LinkBody {
     /// Through the per-thread inline queue: a dispatcher may drop work inside `dispatch`,
     /// and cancelling schedules the next link, which it drops again; queued, a long chain
     /// on such a dispatcher ends in a loop instead of a recursion.
-    @usableFromInline package override func dropped() {
+    @usableFromInline override func dropped() {
         cancelAsDropped()
     }
 
-    @usableFromInline package override var isCleanupLink: Bool { Body.isCleanup }
+    @usableFromInline override var isCleanupLink: Bool { Body.isCleanup }
 
     /// Disposes the body if nobody ran or disposed it yet (the link was cancelled and
     /// removed from its source, or dropped).
-    @usableFromInline package override func disposeUnrun() {
+    @usableFromInline override func disposeUnrun() {
         var flags = lock()
         guard !flags.contains(.bodyTaken) else {
             unlock(flags)
@@ -159,7 +159,7 @@ extension LinkBody {
     /// The serial dispatcher whose job will run this link's body, for deadlock detection
     /// (nil once it adopts; nil inline, which never marks a thread). The caller holds the
     /// lock.
-    @usableFromInline package override var settlingDispatcher: ObjectIdentifier? {
+    @usableFromInline override var settlingDispatcher: ObjectIdentifier? {
         let flags = self.flags
         if flags.contains(.adopting) || flags.contains(.onInline) { return nil }
         if flags.contains(.onLibraryQueue) { return ObjectIdentifier(Dispatchers.librarySerial) }
@@ -169,7 +169,7 @@ extension LinkBody {
 
 /// The body of a link on a dispatcher other than the library's queue and inline: `inner`
 /// and the dispatcher (16 bytes more).
-@usableFromInline package struct OnDispatcher<Inner: LinkBody>: LinkBody {
+@usableFromInline struct OnDispatcher<Inner: LinkBody>: LinkBody {
     /// Where the body runs: the dispatcher (the `.default` placeholder already resolved)
     /// until the link is handed to it; from then on only its identity (for deadlock
     /// detection). The link lets go of the dispatcher when it schedules itself, because a
@@ -180,31 +180,31 @@ extension LinkBody {
     @usableFromInline var inner: Inner
 
     @inlinable
-    package init(_ dispatcher: any Dispatcher, _ inner: consuming Inner) {
+    init(_ dispatcher: any Dispatcher, _ inner: consuming Inner) {
         target = .waiting(dispatcher)
         self.inner = inner
     }
 
     /// The body of a link handed to `dispatcher` as it is made (`Core.linkOnSettled`).
     @inlinable
-    package init(scheduledOn dispatcher: any Dispatcher, _ inner: consuming Inner) {
+    init(scheduledOn dispatcher: any Dispatcher, _ inner: consuming Inner) {
         target = .scheduled(on: ObjectIdentifier(dispatcher))
         self.inner = inner
     }
 
     @inlinable
-    package static var isCleanup: Bool { Inner.isCleanup }
+    static var isCleanup: Bool { Inner.isCleanup }
 
     @inlinable
-    package mutating func run(from source: Core?, settling link: Core) {
+    mutating func run(from source: Core?, settling link: Core) {
         inner.run(from: source, settling: link)
     }
 
     @inlinable
-    package mutating func dispose() { inner.dispose() }
+    mutating func dispose() { inner.dispose() }
 
     @inlinable
-    package mutating func takeDispatcher() -> any Dispatcher {
+    mutating func takeDispatcher() -> any Dispatcher {
         // Moves the dispatcher out (no extra retain and release).
         var taken = LinkTarget.scheduled(on: ObjectIdentifier(InlineDispatcher.self))
         swap(&taken, &target)
@@ -216,12 +216,12 @@ extension LinkBody {
     }
 
     @inlinable
-    package var heldDispatcher: ObjectIdentifier? { target.dispatcherIdentity }
+    var heldDispatcher: ObjectIdentifier? { target.dispatcherIdentity }
 }
 
 /// Where a link on another dispatcher runs (see `OnDispatcher.target`).
 @usableFromInline
-package enum LinkTarget {
+enum LinkTarget {
     /// Not handed to its dispatcher yet.
     case waiting(any Dispatcher)
     /// Handed to the dispatcher with this identity.

@@ -42,7 +42,7 @@ package protocol Resolvable {
 
     /// The call; `target` is the promise being resolved (a C thenable's once-only resolver
     /// registers cancel handlers on it).
-    @usableFromInline package let call: Call
+    @usableFromInline let call: Call
 
     @usableFromInline package init(_ call: @escaping Call) {
         self.call = call
@@ -53,11 +53,11 @@ package protocol Resolvable {
 /// call wins; if the thenable releases both callbacks without calling either, the promise
 /// can never settle, so it is rejected with the broken-promise error (as a resolver
 /// released unused would be) instead of hanging and keeping its chain alive.
-@usableFromInline package final class ThenableCallbacks: Sendable {
-    @usableFromInline package let target: Core
-    @usableFromInline package let once = OnceFlag()
+@usableFromInline final class ThenableCallbacks: Sendable {
+    @usableFromInline let target: Core
+    @usableFromInline let once = OnceFlag()
 
-    @usableFromInline package init(target: Core) { self.target = target }
+    @usableFromInline init(target: Core) { self.target = target }
 
     deinit {
         if once.claim() {
@@ -108,7 +108,7 @@ extension Core {
     /// Promises/A+ 2.3.3: in a job on the default dispatcher (never inline), look `then` up
     /// once, call it with a once-only pair, ignore everything after the first settle, and
     /// treat a throw after settling as nothing.
-    @usableFromInline package final func assimilate(_ source: any ThenableSource) {
+    @usableFromInline final func assimilate(_ source: any ThenableSource) {
         let queue = Dispatchers.currentDefault
         let settler = ObjectIdentifier(queue)
         var flags = lock()

@@ -36,7 +36,7 @@ extension Core {
     /// Deadlock detection: true if settling this promise needs a job on the serial
     /// dispatcher `id`, either for this promise or for one it waits on. (`id` is a serial
     /// dispatcher's: only those mark the threads that run their jobs.)
-    @usableFromInline package final func settlementNeeds(_ id: ObjectIdentifier) -> Bool {
+    @usableFromInline final func settlementNeeds(_ id: ObjectIdentifier) -> Bool {
         var current: Core = self
         while true {
             let flags = current.lock()

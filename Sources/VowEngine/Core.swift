@@ -46,14 +46,11 @@ import Synchronization
 
     /// The value or error of a settled promise (see `StoredValue`).
     @inlinable @inline(__always)
-    package final var bits: UInt { handlersOrBits }
+    final var bits: UInt { handlersOrBits }
 
     /// The type of the value of a settled promise (`any Error` when rejected).
     @inlinable @inline(__always)
-    package final var valueType: Any.Type { unsafeBitCast(backOrType, to: Any.Type.self) }
-
-    /// The tag of a promise object ("prom"), for foreign code that checks a pointer.
-    @inlinable package static var promiseTag: UInt32 { 0x6d6f_7270 }
+    final var valueType: Any.Type { unsafeBitCast(backOrType, to: Any.Type.self) }
 
     /// A pending promise.
     @inlinable
@@ -115,7 +112,7 @@ import Synchronization
     /// adopters were handed on, see `Core+Adoption.swift`) rejoins its chain first, so it
     /// reads settled once the end of the chain is. One branch when not forwarded.
     @inlinable @inline(__always)
-    package final var observedFlags: Flags {
+    final var observedFlags: Flags {
         let flags = self.flags
         if _slowPath(flags.rawValue & Flags.settledOrForwarded.rawValue == Flags.forwarded.rawValue) {
             return rejoinForObserver()
@@ -162,7 +159,7 @@ import Synchronization
 
     /// The value as a `T`, or nil if the promise is not fulfilled or holds another type.
     @inlinable
-    package final func value<T>(as type: T.Type) -> T? {
+    final func value<T>(as type: T.Type) -> T? {
         let flags = observedFlags
         guard flags.isFulfilled,
               ObjectIdentifier(valueType) == ObjectIdentifier(T.self) else { return nil }
@@ -184,12 +181,12 @@ import Synchronization
     }
 
     /// The type of the value, or nil unless fulfilled.
-    @usableFromInline package final var fulfilledType: Any.Type? {
+    @usableFromInline final var fulfilledType: Any.Type? {
         isFulfilled ? valueType : nil
     }
 
     /// The outcome as an untyped snapshot, or nil while pending.
-    @usableFromInline package final var outcome: Outcome? {
+    @usableFromInline final var outcome: Outcome? {
         let flags = observedFlags
         guard flags.contains(.settled) else { return nil }
         if flags.contains(.rejected) { return .rejected(error!) }
@@ -197,7 +194,7 @@ import Synchronization
     }
 
     /// A +1 copy of what this settled promise holds (its value or error).
-    @usableFromInline package final func storedCopy() -> StoredValue {
+    @usableFromInline final func storedCopy() -> StoredValue {
         StoredValue.copy(bits: bits, type: valueType, storage: flags.storage)
     }
 
@@ -229,7 +226,7 @@ import Synchronization
     /// Removes `continuation` if it is still registered (a waiter that gave up). Returns
     /// true if it was found.
     @discardableResult
-    @usableFromInline package final func detach(_ continuation: Continuation) -> Bool {
+    @usableFromInline final func detach(_ continuation: Continuation) -> Bool {
         let flags = lock()
         let found = !flags.contains(.settled) && removeHandler(continuation)
         unlock(flags)
@@ -379,7 +376,7 @@ import Synchronization
     }
 
     /// True when the resolver was used up by adopting and the promise is still pending.
-    @usableFromInline package final var isAdoptingForResolver: Bool {
+    @usableFromInline final var isAdoptingForResolver: Bool {
         let flags = self.flags
         return !flags.contains(.settled) && flags.contains(.resolverUsed)
     }
@@ -399,14 +396,14 @@ import Synchronization
         settleFromUpstream()
     }
 
-    @usableFromInline package override var dependentPromise: Core? { self }
+    @usableFromInline override var dependentPromise: Core? { self }
 
     /// The serial dispatcher whose job will settle this promise, if one will (links say
     /// theirs), for deadlock detection. The caller holds the lock.
-    @usableFromInline package var settlingDispatcher: ObjectIdentifier? { nil }
+    @usableFromInline var settlingDispatcher: ObjectIdentifier? { nil }
 
     /// Settles like the upstream this promise adopted (which has settled).
-    @usableFromInline package final func settleFromUpstream() {
+    @usableFromInline final func settleFromUpstream() {
         let flags = lock()
         let source = flags.contains(.settled) ? nil : upstream
         unlock(flags)

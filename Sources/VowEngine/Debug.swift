@@ -50,12 +50,12 @@ import Glibc
 
     /// A path that passes no site of its own.
     @inlinable
-    package static var unknown: Site { Site(file: nil, line: -1) }
+    static var unknown: Site { Site(file: nil, line: -1) }
 
     @usableFromInline var isSameAsSource: Bool { file == nil && line == -2 }
 
     /// "file:line", "C" or "unknown" (`sameAsSource` is resolved by `Core.recordSite`).
-    @usableFromInline package var text: String {
+    @usableFromInline var text: String {
         guard let file else { return line == 0 ? "C" : "unknown" }
         // One allocation: the file's bytes, ":" and the line's digits written in place.
         let length = strlen(file)
@@ -84,9 +84,9 @@ import Glibc
     /// first).
     @usableFromInline package let chainSite: String?
     /// When it was made (`DebugClock.now`, nanoseconds).
-    @usableFromInline package let madeAt: UInt64
+    @usableFromInline let madeAt: UInt64
     /// The test loop installed on the thread that made it (its census lists it), if any.
-    @usableFromInline package let testLoop: ObjectIdentifier?
+    @usableFromInline let testLoop: ObjectIdentifier?
 
     @usableFromInline package init(site: String, chainSite: String?, madeAt: UInt64 = DebugClock.now,
                                    testLoop: ObjectIdentifier? = nil) {
@@ -100,12 +100,12 @@ import Glibc
     @usableFromInline package var chainStart: String { chainSite ?? site }
 
     /// "dropped at SITE, chain began at SITE" for the unhandled-error line.
-    @usableFromInline package var reportSites: String {
+    @usableFromInline var reportSites: String {
         "dropped at \(site), chain began at \(chainStart)"
     }
 
     /// " (promise made at SITE)" for a message about `promise`, or "" when it has no record.
-    @usableFromInline package static func siteSuffix(of promise: Core) -> String {
+    @usableFromInline static func siteSuffix(of promise: Core) -> String {
         guard let record = promise.debugRecord else { return "" }
         return " (promise made at \(record.site))"
     }
@@ -126,7 +126,7 @@ import Glibc
     /// branch once the setting is known and no test loop is installed; the first call reads
     /// the environment.
     @inlinable @inline(__always)
-    package static var isOn: Bool {
+    static var isOn: Bool {
         let state = debugModeState.load(ordering: .relaxed)
         if _fastPath(state == 1) { return false }
         return resolved(state)
@@ -146,7 +146,7 @@ import Glibc
     /// Turns debug mode on or off for promises made from now on (promises made before
     /// keep their records, or stay without). Any thread.
     package static func set(_ on: Bool) {
-        transitions.withLock { _ in
+        transitions.withLock {
             debugModeState.store(on ? DebugMode.on : offState, ordering: .relaxed)
         }
     }
@@ -154,7 +154,7 @@ import Glibc
     /// A test loop was installed or uninstalled: "off" becomes "off except on test-loop
     /// threads" while one is installed, and back.
     static func refreshForTestLoops() {
-        transitions.withLock { _ in
+        transitions.withLock {
             let state = debugModeState.load(ordering: .relaxed)
             if state == DebugMode.off || state == DebugMode.offExceptTestLoops {
                 debugModeState.store(offState, ordering: .relaxed)
@@ -166,7 +166,10 @@ import Glibc
     private static var offState: UInt8 { TestLoops.anyInstalled ? DebugMode.offExceptTestLoops : DebugMode.off }
 
     /// Serializes the changes of the state (the first read of the environment excepted).
-    private static let transitions = Locked<Void>(())
+    /// A bare lock, not a `Locked<Void>`: ThreadSanitizer does not see the lock order the
+    /// accesses of an empty value, and reported two threads installing test loops at once
+    /// as a race (`TestLoopTests`, "loops installed on several threads at once").
+    private static let transitions = VowLock()
 
     /// `state` is not "off": on, off except on test-loop threads, or unknown (then the
     /// environment variable `VOW_DEBUG` decides, once: set and neither empty nor "0" means
@@ -197,12 +200,12 @@ import Glibc
 /// A global with a constant
 /// initializer, so it lives in static memory and reading it needs no lazy-initialization
 /// check (a `static let` would cost a `swift_once` call on every promise made).
-@usableFromInline package let debugModeState = Atomic<UInt8>(0)
+@usableFromInline let debugModeState = Atomic<UInt8>(0)
 
 /// The monotonic clock of the records.
-@usableFromInline package enum DebugClock {
+@usableFromInline enum DebugClock {
     /// Nanoseconds since an arbitrary start (CLOCK_MONOTONIC).
-    @usableFromInline package static var now: UInt64 {
+    @usableFromInline static var now: UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
@@ -212,7 +215,7 @@ import Glibc
 extension Core {
     /// The debug record, if this promise has one (kept in the registry: a settled promise
     /// has no word to spare for it). Takes the registry's lock.
-    @usableFromInline package final var debugRecord: DebugRecord? {
+    @usableFromInline final var debugRecord: DebugRecord? {
         guard flags.contains(.debugged) else { return nil }
         return DebugRegistry.record(of: self)
     }
@@ -237,7 +240,7 @@ extension Core {
     /// Makes and attaches the record (debug mode is on), and lists the promise in the
     /// registry (`deinit` takes it off; the census shows it while it is pending).
     @usableFromInline @inline(never)
-    package final func recordSite(_ site: Site, from source: Core?) {
+    final func recordSite(_ site: Site, from source: Core?) {
         let sourceRecord = source?.debugRecord
         let text: String
         if site.isSameAsSource, let sourceRecord {
@@ -266,6 +269,21 @@ extension Core {
     /// The site of the promise it waits on (nil: it waits on no promise, say on its
     /// resolver or a timer, or that promise has no record).
     @usableFromInline package let waitingOn: String?
+
+    /// The census line, as every face writes it (Swift's `PendingPromise.description`, C's
+    /// `vow_debug_dump_pending` and `vow_test_loop_dump_pending`).
+    package var line: String {
+        PendingRecord.line(site: site, chainSite: chainSite, age: age, waitingOn: waitingOn)
+    }
+
+    /// The one format of a census line: "SITE: pending for AGE s, waiting on SITE (chain
+    /// began at SITE)", the age in seconds with three decimals.
+    package static func line(site: String, chainSite: String, age: Double, waitingOn: String?) -> String {
+        let millis = Int((max(0, age) * 1000).rounded())
+        let fraction = String(millis % 1000)
+        let seconds = "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        return "\(site): pending for \(seconds) s, waiting on \(waitingOn ?? "no promise") (chain began at \(chainSite))"
+    }
 }
 
 /// The promises that have a debug record, for the census (which shows the pending ones).

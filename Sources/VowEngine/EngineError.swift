@@ -17,7 +17,7 @@
     @usableFromInline package let code: Code
     @usableFromInline package let message: String
 
-    @usableFromInline package init(_ code: Code, _ message: String) {
+    @usableFromInline init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

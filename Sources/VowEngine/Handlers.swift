@@ -19,11 +19,11 @@ extension Core {
 
     /// True if a continuation is registered.
     @inlinable @inline(__always)
-    package final var hasHandlers: Bool { handlersOrBits != 0 }
+    final var hasHandlers: Bool { handlersOrBits != 0 }
 
     /// Appends `continuation` (the list holds it).
     @inlinable @inline(__always)
-    package final func appendHandler(_ continuation: Continuation) {
+    final func appendHandler(_ continuation: Continuation) {
         let current = handlersOrBits
         guard current != 0 else {
             handlersOrBits = retainedWord(continuation)
@@ -41,7 +41,7 @@ extension Core {
 
     /// Moves the list out, leaving it empty.
     @inlinable @inline(__always)
-    package final func takeHandlers() -> HandlerList {
+    final func takeHandlers() -> HandlerList {
         let current = handlersOrBits
         handlersOrBits = 0
         return HandlerList(takingWord: current)
@@ -49,12 +49,12 @@ extension Core {
 
     /// Puts `list` back into an empty slot (the slot takes over its reference).
     @usableFromInline
-    package final func putHandlers(_ list: consuming HandlerList) {
+    final func putHandlers(_ list: consuming HandlerList) {
         handlersOrBits = list.storage.map(retainedWord) ?? 0
     }
 
     /// Removes every registration of `continuation`; true if there was one.
-    package final func removeHandler(_ continuation: Continuation) -> Bool {
+    final func removeHandler(_ continuation: Continuation) -> Bool {
         var list = takeHandlers()
         let found = list.remove(continuation)
         putHandlers(list)
@@ -63,7 +63,7 @@ extension Core {
 
     /// True if the list is not empty and every registration is an adopter (see
     /// `HandlerList.consistsOfAdopters`).
-    package final var handlersConsistOfAdopters: Bool {
+    final var handlersConsistOfAdopters: Bool {
         let current = handlersOrBits
         guard current != 0 else { return false }
         if isInstance(current, of: HandlerArray.self) {
@@ -90,7 +90,7 @@ extension Core {
 
     /// Sets the upstream of a new promise that waits on nothing yet.
     @inlinable @inline(__always)
-    package final func setFirstUpstream(_ upstream: Core) {
+    final func setFirstUpstream(_ upstream: Core) {
         backOrType = retainedWord(upstream)
     }
 
@@ -102,7 +102,7 @@ extension Core {
     /// The promise this one waits on (the source of its link, or the promise it adopted;
     /// a combinator's first input).
     @inline(__always)
-    package final var upstream: Core? {
+    final var upstream: Core? {
         let current = backOrType
         guard current != 0 else { return nil }
         if isInstance(current, of: Extras.self) {
@@ -119,7 +119,7 @@ extension Core {
 
     /// Sets the upstream, returning the previous one (to be released outside the lock).
     @usableFromInline
-    package final func replaceUpstream(with upstream: Core?) -> Core? {
+    final func replaceUpstream(with upstream: Core?) -> Core? {
         if backOrType != 0, isInstance(backOrType, of: GatherState.self) { _ = extras() }
         if let extras = existingExtras {
             let previous = extras.upstream
@@ -133,7 +133,7 @@ extension Core {
     }
 
     /// The extras, made if needed (pending promises only).
-    package final func extras() -> Extras {
+    final func extras() -> Extras {
         if let extras = existingExtras { return extras }
         let extras = Extras()
         let current = backOrType
@@ -156,7 +156,7 @@ extension Core {
 
     /// The extras if there are any.
     @inlinable
-    package final var existingExtras: Extras? {
+    final var existingExtras: Extras? {
         let current = backOrType
         guard current != 0 else { return nil }
         // (Not a combinator's `GatherState` either.)
@@ -228,12 +228,12 @@ func unretainedObject(_ word: UInt) -> Unmanaged<AnyObject> {
 /// Most promises have one handler, which is stored directly. Owned: it holds its
 /// continuations until it is dropped or scheduled.
 @usableFromInline
-package struct HandlerList {
+struct HandlerList {
     /// nil, a `Continuation`, or a `HandlerArray`.
     @usableFromInline var storage: AnyObject?
 
     @inlinable
-    package init(_ storage: AnyObject?) { self.storage = storage }
+    init(_ storage: AnyObject?) { self.storage = storage }
 
     /// The list a pending promise's word held (a +1 reference or 0), taking it over.
     @inlinable @inline(__always)
@@ -243,14 +243,14 @@ package struct HandlerList {
 
     /// The empty list.
     @inlinable
-    package static var none: HandlerList { HandlerList(nil) }
+    static var none: HandlerList { HandlerList(nil) }
 
     @inlinable
-    package var isEmpty: Bool { storage == nil }
+    var isEmpty: Bool { storage == nil }
 
     /// Appends `continuation`.
     @inlinable
-    package mutating func append(_ continuation: Continuation) {
+    mutating func append(_ continuation: Continuation) {
         guard let current = storage else {
             storage = continuation
             return
@@ -263,7 +263,7 @@ package struct HandlerList {
     }
 
     /// Removes every registration of `continuation`; true if there was one.
-    package mutating func remove(_ continuation: Continuation) -> Bool {
+    mutating func remove(_ continuation: Continuation) -> Bool {
         guard let current = storage else { return false }
         if let array = HandlerArray.exactly(current) {
             let before = array.items.count
@@ -289,7 +289,7 @@ package struct HandlerList {
     }
 
     /// Calls `body` with each continuation, in order (no array is made).
-    package consuming func forEach(_ body: (Continuation) -> Void) {
+    consuming func forEach(_ body: (Continuation) -> Void) {
         guard let current = storage else { return }
         if let array = HandlerArray.exactly(current) {
             for continuation in array.items { body(continuation) }
@@ -302,7 +302,7 @@ package struct HandlerList {
     /// follows the promise holding the list (the only promises registered with the
     /// `adopting` flag set; a link registered on its source adopts only after its source
     /// settled and emptied the list). Read under the holder's lock.
-    package var consistsOfAdopters: Bool {
+    var consistsOfAdopters: Bool {
         guard let current = storage else { return false }
         if let array = HandlerArray.exactly(current) {
             return array.items.allSatisfy(HandlerList.isAdopter)
@@ -315,7 +315,7 @@ package struct HandlerList {
     }
 
     /// The continuations, as an array (rare paths).
-    package var all: [Continuation] {
+    var all: [Continuation] {
         guard let current = storage else { return [] }
         if let array = HandlerArray.exactly(current) { return array.items }
         return [unsafeDowncast(current, to: Continuation.self)]
@@ -325,7 +325,7 @@ package struct HandlerList {
 /// More than one registration: owned by the promise's handler list, touched under its
 /// lock only.
 @usableFromInline
-package final class HandlerArray {
+final class HandlerArray {
     @usableFromInline var items: [Continuation]
 
     @inlinable
@@ -342,21 +342,21 @@ package final class HandlerArray {
 
 /// Rarely used state of a pending promise, out of line so a plain promise stays small.
 /// It goes when the promise settles (see `Core.releaseBack`).
-@usableFromInline package final class Extras {
+@usableFromInline final class Extras {
     /// The promise this one waits on.
-    @usableFromInline package var upstream: Core?
+    @usableFromInline var upstream: Core?
     /// More promises it waits on (combinators wait on many: the rest of their inputs,
     /// sharing the inputs' array).
-    @usableFromInline package var moreUpstreams: ArraySlice<Core> = []
+    @usableFromInline var moreUpstreams: ArraySlice<Core> = []
     /// The producer's cancel handlers (registered through the resolver of each face).
-    @usableFromInline package var cancelHandlers: [Continuation] = []
+    @usableFromInline var cancelHandlers: [Continuation] = []
     /// The serial dispatcher whose job will settle this promise (thenable assimilation),
     /// for deadlock detection.
-    @usableFromInline package var settler: ObjectIdentifier?
+    @usableFromInline var settler: ObjectIdentifier?
     /// The starter of a lazy promise that has not started (see `Core+Lazy.swift`).
-    package var lazyStart: LazyStart?
+    var lazyStart: LazyStart?
 
-    @usableFromInline package init() {}
+    @usableFromInline init() {}
 
     /// `object` if it is an `Extras` (an exact type check, see `HandlerArray.exactly`).
     @inlinable @inline(__always)
@@ -369,19 +369,19 @@ package final class HandlerArray {
 /// What a promise lets go of when it settles: released by the caller outside the lock, or,
 /// for a cancellation, the upstreams to carry it to and the cancel handlers to run.
 @usableFromInline package struct Released {
-    @usableFromInline package var upstream: Core?
-    @usableFromInline package var moreUpstreams: ArraySlice<Core> = []
-    @usableFromInline package var cancelHandlers: [Continuation] = []
+    @usableFromInline var upstream: Core?
+    @usableFromInline var moreUpstreams: ArraySlice<Core> = []
+    @usableFromInline var cancelHandlers: [Continuation] = []
 
     @inlinable
-    package init(upstream: Core? = nil, moreUpstreams: ArraySlice<Core> = [], cancelHandlers: [Continuation] = []) {
+    init(upstream: Core? = nil, moreUpstreams: ArraySlice<Core> = [], cancelHandlers: [Continuation] = []) {
         self.upstream = upstream
         self.moreUpstreams = moreUpstreams
         self.cancelHandlers = cancelHandlers
     }
 
     /// Every upstream.
-    @usableFromInline package var upstreams: [Core] {
+    @usableFromInline var upstreams: [Core] {
         guard let upstream else { return Array(moreUpstreams) }
         return [upstream] + moreUpstreams
     }

@@ -6,7 +6,8 @@ import Synchronization
 /// The resolver's handle is an interior pointer into this object (`resolverHandle`), placed
 /// so that `resolverTag` lies `Continuation.tagOffset` bytes past it, where every handle's
 /// tag lies: a face checks a resolver handle as it checks its other handles, then finds the
-/// promise at a fixed distance (`promise(fromResolverHandle:)`).
+/// promise at a fixed distance (`promise(fromResolverHandle:)`). The offsets are in
+/// Interface.swift, "C-handle layout".
 ///
 /// References: the resolver counts its own (`resolverReferences`, starting at one for the
 /// face's caller) and, while that count is above zero, holds one reference to the promise.
@@ -22,14 +23,6 @@ package final class ResolvableCore: Core, @unchecked Sendable {
     /// References to the resolver handle.
     @usableFromInline let resolverReferences = Atomic<UInt32>(1)
 
-    /// Where `resolverTag` lies: right after `Core`'s stored properties (the object header,
-    /// `tag` and `word`, `handlersOrBits`, `backOrType`: five words on 64-bit platforms).
-    /// Checked in debug builds and by a test. The object is 48 bytes.
-    @inlinable package static var resolverTagOffset: Int { 5 * MemoryLayout<UInt>.size }
-
-    /// From the start of the object to its resolver handle.
-    @inlinable static var resolverHandleOffset: Int { resolverTagOffset - Continuation.tagOffset }
-
     /// A pending promise whose resolver handle carries `resolverTag`, with one reference to
     /// the resolver (and, for it, one to the promise, on top of the caller's).
     @inlinable @inline(__always)
@@ -40,19 +33,6 @@ package final class ResolvableCore: Core, @unchecked Sendable {
         assert(withUnsafeMutablePointer(to: &self.resolverTag) { UnsafeRawPointer($0) }
                == UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) + Self.resolverTagOffset,
                "ResolvableCore: resolverTag is not where resolverTagOffset says")
-    }
-
-    /// The resolver handle (an interior pointer; see the type's comment).
-    @inlinable @inline(__always)
-    package var resolverHandle: UnsafeMutableRawPointer {
-        Unmanaged.passUnretained(self).toOpaque() + Self.resolverHandleOffset
-    }
-
-    /// The promise of a resolver handle whose tag the caller checked, unretained: the
-    /// resolver's own reference keeps it alive while the handle is valid.
-    @inlinable @inline(__always)
-    package static func promise(fromResolverHandle handle: UnsafeRawPointer) -> Unmanaged<ResolvableCore> {
-        Unmanaged.fromOpaque(handle - resolverHandleOffset)
     }
 
     /// One more reference to the resolver.

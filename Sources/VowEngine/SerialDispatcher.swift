@@ -1,3 +1,4 @@
+import Synchronization
 import Dispatch
 
 #if canImport(Glibc)
@@ -50,7 +51,7 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
 
     package var providedExecutor: VowExecutor { self }
 
-    package override func submitSwiftJob(_ job: UnownedJob) {
+    override func submitSwiftJob(_ job: UnownedJob) {
         swiftJobs.push(job)
         submit(swiftJobs)
     }
@@ -142,9 +143,36 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     @usableFromInline package static let librarySerial = SerialDispatcher(label: "vow.default")
 
     private static let customDefault = Locked<(any Dispatcher)?>(nil)
-    /// Set while a default replaces the library's queue, or while a test loop is installed on
-    /// some thread (it is that thread's default): `currentDefault` then looks further.
+    /// Set while a default replaces the library's queue, while a test loop is installed on
+    /// some thread (it is that thread's default), or while a scope sets one
+    /// (`withDefault`): `currentDefault` then looks further.
     @usableFromInline static let hasCustomDefault = AtomicFlag()
+
+    /// The innermost `withDefault` scope around the calling code (task-local: a scope covers
+    /// the thread that opened it and the tasks started in it, never another thread).
+    @TaskLocal static var scopedDefault: DefaultScope? = nil
+    /// How many `DefaultScope`s exist (open, or held by a task started in one): while none
+    /// does, nothing reads the task-local value.
+    private static let liveScopes = Atomic<Int>(0)
+
+    /// The dispatcher a `withDefault` scope binds. Counted in `liveScopes` (and reflected in
+    /// `hasCustomDefault`) from its creation to its release, which is when the scope ends,
+    /// or later if a task started in the scope still holds it.
+    final class DefaultScope: Sendable {
+        let dispatcher: any Dispatcher
+
+        init(_ dispatcher: any Dispatcher) {
+            // The placeholder and the library's queue both mean the library's queue.
+            self.dispatcher = dispatcher === DefaultDispatcher.shared ? librarySerial : dispatcher
+            liveScopes.wrappingAdd(1, ordering: .sequentiallyConsistent)
+            refreshCustomDefaultFlag()
+        }
+
+        deinit {
+            liveScopes.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+            refreshCustomDefaultFlag()
+        }
+    }
 
     /// The dispatcher `.default` stands for now.
     @inlinable
@@ -153,19 +181,39 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         return customDefaultValue ?? librarySerial
     }
 
-    /// The calling thread's test loop, else the replaced default.
+    /// The innermost scope's default, else the calling thread's test loop, else the
+    /// replaced default.
     @usableFromInline
     static var customDefaultValue: (any Dispatcher)? {
+        if liveScopes.load(ordering: .relaxed) != 0, let scope = scopedDefault { return scope.dispatcher }
         if let loop = TestLoops.currentDefault { return loop }
         return customDefault.withLock { $0 }
     }
 
-    /// Sets `hasCustomDefault` from the setting and the installed test loops (a loop was
-    /// installed or uninstalled).
+    /// Sets `hasCustomDefault` from the setting, the installed test loops and the live
+    /// scopes (one of them changed). The count is read under the setting's lock, so the
+    /// last refresh to take it sees every scope made before it.
     static func refreshCustomDefaultFlag() {
         customDefault.withLock { current in
-            hasCustomDefault.set(current != nil || TestLoops.anyInstalled)
+            hasCustomDefault.set(current != nil || TestLoops.anyInstalled || liveScopes.load(ordering: .relaxed) != 0)
         }
+    }
+
+    /// Runs `body` with `.default` standing for `dispatcher` in the calling code: on this
+    /// thread while `body` runs, and in the tasks started there (for as long as they run),
+    /// for the callbacks registered there. The process-wide setting and other threads are
+    /// untouched; work that runs later on a dispatcher runs outside the scope. `.default`
+    /// itself, or the library's queue, stands for the library's queue, as in the setting.
+    /// Scopes nest; the innermost wins, over a test loop installed on the thread too.
+    package static func withDefault<R>(_ dispatcher: any Dispatcher, _ body: () throws -> R) rethrows -> R {
+        try $scopedDefault.withValue(DefaultScope(dispatcher), operation: body)
+    }
+
+    /// `withDefault` for an asynchronous body (the scope covers it across suspensions, and
+    /// the tasks it starts).
+    package static func withDefault<R>(_ dispatcher: any Dispatcher, isolation: isolated (any Actor)? = #isolation,
+                                       _ body: () async throws -> R) async rethrows -> R {
+        try await $scopedDefault.withValue(DefaultScope(dispatcher), operation: body, isolation: isolation)
     }
 
     /// Replaces the default; nil (or the library's queue, or the `.default` placeholder)
@@ -176,7 +224,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         let previous = customDefault.withLock { current -> (any Dispatcher)? in
             let previous = current
             current = replacement
-            hasCustomDefault.set(replacement != nil || TestLoops.anyInstalled)
+            hasCustomDefault.set(replacement != nil || TestLoops.anyInstalled || liveScopes.load(ordering: .relaxed) != 0)
             return previous
         }
         withExtendedLifetime(previous) {}
@@ -187,7 +235,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     /// `.onInline` for `.inline`; empty for every other dispatcher (the link holds it).
     /// Exact type checks, as in `resolve`.
     @inlinable @inline(__always)
-    package static func linkPlacement(for dispatcher: any Dispatcher) -> Flags {
+    static func linkPlacement(for dispatcher: any Dispatcher) -> Flags {
         let type = ObjectIdentifier(Swift.type(of: dispatcher))
         if type == ObjectIdentifier(DefaultDispatcher.self) {
             return hasCustomDefault.isSet ? [] : .onLibraryQueue

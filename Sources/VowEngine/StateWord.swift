@@ -12,120 +12,95 @@ import Glibc
 /// (cleared when a forwarded promise rejoins; observers check it through
 /// `Core.observedFlags`). A link's dispatcher flags (`onLibraryQueue`, `onInline`) are set
 /// when it is made and never change.
-@usableFromInline package struct Flags: OptionSet, Sendable {
-    @usableFromInline package let rawValue: UInt32
-    @usableFromInline package init(rawValue: UInt32) { self.rawValue = rawValue }
+@usableFromInline struct Flags: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt32
+    @usableFromInline init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    /// The lock bit (`Core.lock()` / `unlock(_:)`).
-    @inlinable package static var locked: Flags { Flags(rawValue: 1 << 0) }
+    /// The lock bit (`Core.lock()` / `unlock(_:)`: the engine's one lock, `WordLock`).
+    @inlinable static var locked: Flags { Flags(rawValue: WordLock.lockedBit) }
     /// Fulfilled or rejected: the stored value or error never changes again.
-    @inlinable package static var settled: Flags { Flags(rawValue: 1 << 1) }
+    @inlinable static var settled: Flags { Flags(rawValue: 1 << 1) }
     /// Rejected: the stored value is the error.
-    @inlinable package static var rejected: Flags { Flags(rawValue: 1 << 2) }
+    @inlinable static var rejected: Flags { Flags(rawValue: 1 << 2) }
     /// Settled by cancellation.
-    @inlinable package static var cancelled: Flags { Flags(rawValue: 1 << 3) }
+    @inlinable static var cancelled: Flags { Flags(rawValue: 1 << 3) }
     /// A handler was attached at some point: this promise is not the end of a branch.
-    @inlinable package static var hadHandlers: Flags { Flags(rawValue: 1 << 4) }
+    @inlinable static var hadHandlers: Flags { Flags(rawValue: 1 << 4) }
     /// A waiter saw the rejection (a blocking wait or an await): it counts as handled.
-    @inlinable package static var handled: Flags { Flags(rawValue: 1 << 5) }
+    @inlinable static var handled: Flags { Flags(rawValue: 1 << 5) }
     /// The resolver was used up by adopting a promise or thenable.
-    @inlinable package static var resolverUsed: Flags { Flags(rawValue: 1 << 6) }
+    @inlinable static var resolverUsed: Flags { Flags(rawValue: 1 << 6) }
     /// The promise follows its upstream (adoption): it settles as the upstream does, inline.
-    @inlinable package static var adopting: Flags { Flags(rawValue: 1 << 7) }
+    @inlinable static var adopting: Flags { Flags(rawValue: 1 << 7) }
     /// A link's body was taken: it ran, or was disposed because it never will.
-    @inlinable package static var bodyTaken: Flags { Flags(rawValue: 1 << 8) }
+    @inlinable static var bodyTaken: Flags { Flags(rawValue: 1 << 8) }
     /// Adoption collapsed: this promise's adopters were handed over to the end of its
     /// upstream's chain, and it is registered nowhere until somebody observes it (it then
     /// rejoins the chain's end; see `Core+Adoption.swift`).
-    @inlinable package static var forwarded: Flags { Flags(rawValue: 1 << 9) }
+    @inlinable static var forwarded: Flags { Flags(rawValue: 1 << 9) }
     /// A debug record (creation site) is attached in the extras.
-    @inlinable package static var debugged: Flags { Flags(rawValue: 1 << 10) }
+    @inlinable static var debugged: Flags { Flags(rawValue: 1 << 10) }
     /// A lazy promise whose producer has not started (see `Core+Lazy.swift`).
-    @inlinable package static var lazy: Flags { Flags(rawValue: 1 << 11) }
+    @inlinable static var lazy: Flags { Flags(rawValue: 1 << 11) }
     /// Bits 12 and 13: how the stored value is kept (`StoredValue.Storage`), once settled.
-    @inlinable package static var storageShift: UInt32 { 12 }
+    @inlinable static var storageShift: UInt32 { 12 }
     /// A face keeps a cache for this settled promise in `FaceCaches`.
-    @inlinable package static var faceCached: Flags { Flags(rawValue: 1 << 14) }
+    @inlinable static var faceCached: Flags { Flags(rawValue: 1 << 14) }
     /// A link was handed to its dispatcher (it is handed over once).
-    @inlinable package static var scheduled: Flags { Flags(rawValue: 1 << 15) }
+    @inlinable static var scheduled: Flags { Flags(rawValue: 1 << 15) }
     /// A link runs on the library's own serial queue (`Dispatchers.librarySerial`), which
     /// it therefore needs no word to name (see `Link`).
-    @inlinable package static var onLibraryQueue: Flags { Flags(rawValue: 1 << 16) }
+    @inlinable static var onLibraryQueue: Flags { Flags(rawValue: 1 << 16) }
     /// A link runs inline (on `InlineDispatcher`), likewise.
-    @inlinable package static var onInline: Flags { Flags(rawValue: 1 << 17) }
+    @inlinable static var onInline: Flags { Flags(rawValue: 1 << 17) }
 
     /// `settled` and `rejected` (one constant: an option-set array literal costs a static
     /// array on every use).
-    @inlinable package static var settledOrRejected: Flags { Flags(rawValue: settled.rawValue | rejected.rawValue) }
+    @inlinable static var settledOrRejected: Flags { Flags(rawValue: settled.rawValue | rejected.rawValue) }
     /// `settled` and `forwarded`.
-    @inlinable package static var settledOrForwarded: Flags { Flags(rawValue: settled.rawValue | forwarded.rawValue) }
+    @inlinable static var settledOrForwarded: Flags { Flags(rawValue: settled.rawValue | forwarded.rawValue) }
     /// `rejected`, `debugged` and `faceCached` (the rare cases of freeing a settled promise).
-    @inlinable package static var rareWhenFreed: Flags {
+    @inlinable static var rareWhenFreed: Flags {
         Flags(rawValue: rejected.rawValue | debugged.rawValue | faceCached.rawValue)
     }
     /// `hadHandlers` and `handled`.
-    @inlinable package static var handledSomehow: Flags { Flags(rawValue: hadHandlers.rawValue | handled.rawValue) }
+    @inlinable static var handledSomehow: Flags { Flags(rawValue: hadHandlers.rawValue | handled.rawValue) }
 
     /// How the stored value is kept (valid once settled).
     @inlinable
-    package var storage: StoredValue.Storage {
+    var storage: StoredValue.Storage {
         StoredValue.Storage(rawValue: (rawValue >> Flags.storageShift) & 3)!
     }
 
     /// The flag bits for `storage`.
     @inlinable
-    package static func storing(_ storage: StoredValue.Storage) -> Flags {
+    static func storing(_ storage: StoredValue.Storage) -> Flags {
         Flags(rawValue: storage.rawValue << Flags.storageShift)
     }
 
     /// True when fulfilled: settled and not rejected.
     @inlinable
-    package var isFulfilled: Bool { rawValue & Flags.settledOrRejected.rawValue == Flags.settled.rawValue }
+    var isFulfilled: Bool { rawValue & Flags.settledOrRejected.rawValue == Flags.settled.rawValue }
 }
 
 extension Continuation {
-    /// Takes the lock bit of `word` and returns the flags. Spins briefly, then yields the
-    /// processor, so a holder that was preempted is not starved. Critical sections are a
-    /// few loads and stores; never call user code or drop the last reference to a promise
-    /// while holding the lock.
+    /// Takes the lock bit of `word` (the engine's one lock, `WordLock`) and returns the
+    /// flags. Critical sections are a few loads and stores; never call user code or drop
+    /// the last reference to a promise while holding the lock.
     @inlinable @inline(__always)
-    package final func lock() -> Flags {
-        let current = word.load(ordering: .relaxed) & ~Flags.locked.rawValue
-        let (exchanged, _) = word.compareExchange(expected: current, desired: current | Flags.locked.rawValue,
-                                                  successOrdering: .acquiring, failureOrdering: .relaxed)
-        if exchanged { return Flags(rawValue: current) }
-        return lockContended()
-    }
-
-    @usableFromInline @inline(never)
-    package final func lockContended() -> Flags {
-        var spins = 0
-        while true {
-            let current = word.load(ordering: .relaxed)
-            if current & Flags.locked.rawValue == 0 {
-                let (exchanged, _) = word.compareExchange(expected: current, desired: current | Flags.locked.rawValue,
-                                                          successOrdering: .acquiring, failureOrdering: .relaxed)
-                if exchanged { return Flags(rawValue: current) }
-            }
-            spins &+= 1
-            if spins >= 64 { sched_yield() }
-        }
+    final func lock() -> Flags {
+        Flags(rawValue: WordLock.lock(word, expecting: WordLock.guess(word)))
     }
 
     /// Releases the lock, storing `flags` (without the lock bit).
-    ///
-    /// An atomic exchange, not a plain releasing store: Swift's ARC optimizer moves a
-    /// retain past an atomic store, so a reference copied out under the lock could be
-    /// retained after another thread replaced and freed it (a crash once, in the
-    /// unhandled-error setting). A read-modify-write is a barrier for that motion.
     @inlinable @inline(__always)
-    package final func unlock(_ flags: Flags) {
-        _ = word.exchange(flags.rawValue & ~Flags.locked.rawValue, ordering: .releasing)
+    final func unlock(_ flags: Flags) {
+        WordLock.unlock(word, storing: flags.rawValue)
     }
 
     /// The flags as they are now, without locking (each flag only goes from clear to set).
     @inlinable @inline(__always)
-    package final var flags: Flags {
-        Flags(rawValue: word.load(ordering: .acquiring) & ~Flags.locked.rawValue)
+    final var flags: Flags {
+        Flags(rawValue: WordLock.bits(of: word))
     }
 }

@@ -28,13 +28,13 @@
         case boxed = 3
     }
 
-    @usableFromInline package var bits: UInt
-    @usableFromInline package var type: Any.Type
-    @usableFromInline package var storage: Storage
+    @usableFromInline var bits: UInt
+    @usableFromInline var type: Any.Type
+    @usableFromInline var storage: Storage
 
     /// Takes over `bits` as a value of `type`.
     @inlinable
-    package init(bits: UInt, type: Any.Type, storage: Storage) {
+    init(bits: UInt, type: Any.Type, storage: Storage) {
         self.bits = bits
         self.type = type
         self.storage = storage
@@ -58,7 +58,7 @@
     /// Stores an error (as a value of type `any Error`: one reference to the runtime's
     /// error box, retained and released like an object).
     @inlinable
-    package init(error: any Error) {
+    init(error: any Error) {
         var word: UInt = 0
         // `as any Error` keeps the existential closed: passed as it is, Swift would open
         // it and store the concrete error instead of the one-word box.
@@ -72,7 +72,7 @@
 
     /// Gives up ownership of the word: the caller now owns what it holds.
     @usableFromInline
-    package consuming func release() -> (bits: UInt, type: Any.Type, storage: Storage) {
+    consuming func release() -> (bits: UInt, type: Any.Type, storage: Storage) {
         let parts = (bits, type, storage)
         discard self
         return parts
@@ -80,7 +80,7 @@
 
     /// True when a `T` is kept in the word itself.
     @inlinable @inline(__always)
-    package static func fitsInWord<T>(_ type: T.Type) -> Bool {
+    static func fitsInWord<T>(_ type: T.Type) -> Bool {
         MemoryLayout<T>.size <= MemoryLayout<UInt>.size
             && MemoryLayout<T>.alignment <= MemoryLayout<UInt>.alignment
             && _isBitwiseTakable(T.self)
@@ -98,7 +98,7 @@
     }
 
     /// A +1 copy of what `bits` holds.
-    @usableFromInline package static func copy(bits: UInt, type: Any.Type, storage: Storage) -> StoredValue {
+    @usableFromInline static func copy(bits: UInt, type: Any.Type, storage: Storage) -> StoredValue {
         switch storage {
         case .plain:
             break
@@ -119,7 +119,7 @@
     }
 
     /// Destroys what `bits` holds.
-    @usableFromInline package static func destroy(bits: UInt, type: Any.Type, storage: Storage) {
+    @usableFromInline static func destroy(bits: UInt, type: Any.Type, storage: Storage) {
         switch storage {
         case .plain:
             break
@@ -171,10 +171,10 @@ private func destroyInline(_ bits: UInt, _ type: Any.Type) {
 
 /// A value too big for one word, on the heap: a non-generic buffer with the value in its
 /// tail, so making, reading and freeing one needs no generic metadata of its own.
-@usableFromInline package final class ValueBox: ManagedBuffer<ValueBox.Header, UInt8> {
-    @usableFromInline package struct Header {
-        @usableFromInline package let type: Any.Type
-        @usableFromInline package let offset: Int
+@usableFromInline final class ValueBox: ManagedBuffer<ValueBox.Header, UInt8> {
+    @usableFromInline struct Header {
+        @usableFromInline let type: Any.Type
+        @usableFromInline let offset: Int
 
         @usableFromInline
         init(type: Any.Type, offset: Int) {
@@ -184,7 +184,7 @@ private func destroyInline(_ bits: UInt, _ type: Any.Type) {
     }
 
     @inlinable
-    package static func make<T>(_ value: T) -> ValueBox {
+    static func make<T>(_ value: T) -> ValueBox {
         let alignment = MemoryLayout<T>.alignment
         let buffer = ValueBox.create(minimumCapacity: MemoryLayout<T>.size + alignment) { buffer in
             let base = buffer.withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) }
@@ -197,17 +197,17 @@ private func destroyInline(_ bits: UInt, _ type: Any.Type) {
     }
 
     @inlinable
-    package func withStorage<R>(_ body: (UnsafeMutableRawPointer) throws -> R) rethrows -> R {
+    func withStorage<R>(_ body: (UnsafeMutableRawPointer) throws -> R) rethrows -> R {
         let offset = header.offset
         return try withUnsafeMutablePointerToElements { try body(UnsafeMutableRawPointer($0) + offset) }
     }
 
     @inlinable
-    package func load<T>(_ type: T.Type) -> T {
+    func load<T>(_ type: T.Type) -> T {
         withStorage { $0.assumingMemoryBound(to: T.self).pointee }
     }
 
-    @usableFromInline package var anyValue: Any {
+    @usableFromInline var anyValue: Any {
         func open<T>(_: T.Type) -> Any { load(T.self) }
         return _openExistential(header.type, do: open)
     }

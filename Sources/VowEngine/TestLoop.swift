@@ -103,7 +103,7 @@ package final class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, Exe
 
     package var providedExecutor: VowExecutor { self }
 
-    package override func submitSwiftJob(_ job: UnownedJob) {
+    override func submitSwiftJob(_ job: UnownedJob) {
         lock.lock()
         if closed {
             lock.unlock()
@@ -120,7 +120,7 @@ package final class TestLoopCore: VowExecutor, Dispatcher, ContinuationSink, Exe
 
     /// A timer that runs `body` when the virtual time reaches now + `nanoseconds` (nil: the
     /// loop is closed; then `onDrop` ran already).
-    package func makeTimer(nanoseconds: Int, onDrop: (@Sendable () -> Void)?,
+    func makeTimer(nanoseconds: Int, onDrop: (@Sendable () -> Void)?,
                            _ body: @escaping @Sendable () -> Void) -> VirtualTimer? {
         lock.lock()
         if closed {

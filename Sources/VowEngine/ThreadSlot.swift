@@ -24,7 +24,7 @@ package struct ThreadSlot: @unchecked Sendable {
 
     /// This thread's object, not retained (the slot keeps it alive), or nil.
     @inlinable @inline(__always)
-    package var raw: UnsafeMutableRawPointer? { pthread_getspecific(key) }
+    var raw: UnsafeMutableRawPointer? { pthread_getspecific(key) }
 
     /// This thread's object, made by `make` and kept in the slot on first use. Returned
     /// unretained: it lives as long as the thread, unless the thread replaces it.

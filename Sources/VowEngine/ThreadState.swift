@@ -20,7 +20,7 @@ import Glibc
 
     /// The serial dispatcher whose job runs on this thread now (nil outside jobs, and for
     /// concurrent dispatchers).
-    @exclusivity(unchecked) package var runningSerialDispatcher: ObjectIdentifier?
+    @exclusivity(unchecked) var runningSerialDispatcher: ObjectIdentifier?
 
     let deferredReleases = FlatRelease<HandlerList>()
 

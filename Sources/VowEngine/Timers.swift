@@ -2,7 +2,7 @@ import Dispatch
 
 /// A one-shot timer, cancellable: on Dispatch's global queue, or on a test loop's virtual
 /// clock (see `TimerClock`).
-package final class OneShotTimer: @unchecked Sendable {
+final class OneShotTimer: @unchecked Sendable {
     // @unchecked: DispatchWorkItem is thread-safe, so is VirtualTimer; both set once in init.
     private let item: DispatchWorkItem?
     private let virtual: VirtualTimer?
@@ -12,7 +12,7 @@ package final class OneShotTimer: @unchecked Sendable {
     /// captured). `onDrop` runs instead of `body` if the clock goes away first (a test loop
     /// released before the timer fired: the one case where a timer neither fires nor is
     /// cancelled).
-    package init(seconds: Double, clock: TimerClock = .current,
+    init(seconds: Double, clock: TimerClock = .current,
                                    onDrop: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable () -> Void) {
         guard let nanoseconds = Timing.delayNanoseconds(seconds) else {
             item = nil
@@ -31,7 +31,7 @@ package final class OneShotTimer: @unchecked Sendable {
         }
     }
 
-    package func cancel() {
+    func cancel() {
         item?.cancel()
         virtual?.cancel()
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,15 +25,44 @@ package protocol UnhandledDescribable {
     /// of `withLock`, so every report would call through one more layer (a stack overflow
     /// after some 200,000 reports, a bug once).
     @usableFromInline package final class SinkBox: Sendable {
-        @usableFromInline package let call: Sink
+        @usableFromInline let call: Sink
         init(_ call: @escaping Sink) { self.call = call }
     }
 
     private static let sink = Locked<SinkBox?>(nil)
 
+    /// The innermost `withSink` scope around the calling code (task-local): it receives the
+    /// reports made on the thread that opened it while it is open, and in the tasks started
+    /// in it.
+    @TaskLocal static var scopedSink: SinkScope? = nil
+    /// How many `SinkScope`s exist (open, or held by a task started in one): while none
+    /// does, a report reads no task-local value.
+    private static let liveScopes = Atomic<Int>(0)
+
+    /// The handler a `withSink` scope binds (nil: the default report), counted in
+    /// `liveScopes` from its creation to its release.
+    final class SinkScope: Sendable {
+        let box: SinkBox?
+
+        init(_ sink: Sink?) {
+            box = sink.map(SinkBox.init)
+            liveScopes.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        }
+
+        deinit { liveScopes.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+    }
+
     /// Reports `error`, the rejection of a promise that is being freed, made where
     /// `record` says (debug mode).
     static func report(_ error: any Error, _ record: DebugRecord?) {
+        if liveScopes.load(ordering: .relaxed) != 0, let scope = scopedSink {
+            if let box = scope.box {
+                box.call(error, record)
+            } else {
+                writeDefaultReport(error, record)
+            }
+            return
+        }
         // The box is copied (retained) under the setting's lock: a replacement on another
         // thread cannot free it while this report uses it.
         let current = sink.withLock { $0 }
@@ -40,6 +71,21 @@ package protocol UnhandledDescribable {
         } else {
             writeDefaultReport(error, record)
         }
+    }
+
+    /// Runs `body` with `newSink` (nil: the default report) receiving the reports made in
+    /// the calling code: on this thread while `body` runs, and in the tasks started there.
+    /// A promise dropped on another thread (a dispatcher's, after its callback ran) is
+    /// reported to the process-wide handler. Scopes nest; the innermost wins.
+    package static func withSink<R>(_ newSink: Sink?, _ body: () throws -> R) rethrows -> R {
+        try $scopedSink.withValue(SinkScope(newSink), operation: body)
+    }
+
+    /// `withSink` for an asynchronous body (the scope covers it across suspensions, and the
+    /// tasks it starts).
+    package static func withSink<R>(_ newSink: Sink?, isolation: isolated (any Actor)? = #isolation,
+                                    _ body: () async throws -> R) async rethrows -> R {
+        try await $scopedSink.withValue(SinkScope(newSink), operation: body, isolation: isolation)
     }
 
     /// Replaces the handler (nil: the default); returns the previous one so the caller
@@ -55,8 +101,12 @@ package protocol UnhandledDescribable {
         }
     }
 
-    /// The handler set now (nil: the default).
-    @usableFromInline package static var current: Sink? { sink.withLock { $0 }?.call }
+    /// The handler a report on this thread would call now: the innermost scope's, else the
+    /// process-wide one (nil: the default report).
+    @usableFromInline package static var current: Sink? {
+        if liveScopes.load(ordering: .relaxed) != 0, let scope = scopedSink { return scope.box?.call }
+        return sink.withLock { $0 }?.call
+    }
 
     /// The default handler: one line on standard error, nothing for cancellations.
     @usableFromInline package static func writeDefaultReport(_ error: any Error, _ record: DebugRecord?) {
@@ -68,21 +118,21 @@ package protocol UnhandledDescribable {
 
     /// How the default line names an error: "domain code: message" for the library's and
     /// C's errors, "Type: description" for any other.
-    @usableFromInline package static func describe(_ error: any Error) -> String {
+    @usableFromInline static func describe(_ error: any Error) -> String {
         if let described = error as? any UnhandledDescribable { return described.unhandledDescription }
         return "\(type(of: error)): \(String(describing: error))"
     }
 }
 
 /// One line of the library's own output on standard error.
-@usableFromInline package enum ReportLine {
+@usableFromInline enum ReportLine {
     /// The longest text a report keeps (in bytes of UTF-8); longer text ends in "…".
-    @usableFromInline package static let limit = 1024
+    @usableFromInline static let limit = 1024
 
     /// `text` as one line: control characters escaped (`\n`, `\r`, `\t`, other bytes
     /// below 0x20 and DEL as `\xNN`, a backslash as `\\`), cut at `limit` bytes of UTF-8
     /// (at a character boundary) with "…" at the end.
-    @usableFromInline package static func escaped(_ text: String, limit: Int) -> String {
+    @usableFromInline static func escaped(_ text: String, limit: Int) -> String {
         var out = ""
         var bytes = 0
         for scalar in text.unicodeScalars {

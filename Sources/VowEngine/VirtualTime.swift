@@ -24,17 +24,17 @@ package enum TimerClock: Sendable {
 }
 
 /// The test loops installed on threads (see `TestLoopCore.install`).
-package enum TestLoops {
+enum TestLoops {
     /// The loop installed on the calling thread, if any. One relaxed load when no loop is
     /// installed anywhere.
     @inline(__always)
-    package static var current: TestLoopCore? {
+    static var current: TestLoopCore? {
         guard installedTestLoops.load(ordering: .relaxed) != 0 else { return nil }
         return currentSlow()
     }
 
     /// True while a loop is installed on some thread.
-    package static var anyInstalled: Bool { installedTestLoops.load(ordering: .relaxed) != 0 }
+    static var anyInstalled: Bool { installedTestLoops.load(ordering: .relaxed) != 0 }
 
     @inline(never)
     private static func currentSlow() -> TestLoopCore? {
@@ -50,7 +50,7 @@ package enum TestLoops {
 
     /// The default dispatcher of the calling thread's installed loop (the face the loop was
     /// installed with: VowTesting's `TestLoop`, or the loop itself for C).
-    package static var currentDefault: (any Dispatcher)? {
+    static var currentDefault: (any Dispatcher)? {
         guard installedTestLoops.load(ordering: .relaxed) != 0, current != nil else { return nil }
         return ThreadState.withCurrent { $0.testLoopDefault }
     }
@@ -66,7 +66,7 @@ package enum TestLoops {
 
 /// How many test loops are installed on some thread (a global with a constant initializer:
 /// reading it needs no lazy-initialization check).
-package let installedTestLoops = Atomic<Int>(0)
+let installedTestLoops = Atomic<Int>(0)
 
 /// A timer of a test loop: fires when the loop's virtual time reaches `deadline`.
 ///
@@ -77,7 +77,7 @@ package let installedTestLoops = Atomic<Int>(0)
 /// References: the timer keeps its loop (a timer may be cancelled after the loop was
 /// released: a promise's cancel handler runs later on another dispatcher), and the loop
 /// keeps its armed timers until they fire, or until it is closed; the cycle ends then.
-package final class VirtualTimer: @unchecked Sendable {
+final class VirtualTimer: @unchecked Sendable {
     // @unchecked: `body` and `onDrop` are guarded by the loop's lock.
     /// Virtual nanoseconds since the loop was made.
     let deadline: Int

@@ -53,7 +53,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// handed over while a dropped one ran elsewhere. Empty unless `running`.
     @exclusivity(unchecked) private var dropped: [UnownedJob] = []
 
-    package init() {}
+    init() {}
 
     // MARK: Swift's requirements
 
@@ -100,7 +100,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// Hands `job` to the dispatcher, which runs it with `runQueued` on its thread (marked
     /// as running it) or gives it back with `runDropped`. The job holds a reference to this
     /// executor (taken by `enqueue`), which those two give back. Called outside every lock.
-    package func submitSwiftJob(_ job: UnownedJob) {
+    func submitSwiftJob(_ job: UnownedJob) {
         runDropped(job)
     }
 
@@ -216,14 +216,14 @@ extension SwiftJobHost {
 /// three are freed once nothing else holds them.
 package final class HostedExecutor: VowExecutor, @unchecked Sendable {
     // @unchecked: immutable.
-    package let host: any SwiftJobHost
+    let host: any SwiftJobHost
 
     package init(host: any SwiftJobHost) {
         self.host = host
         super.init()
     }
 
-    package override func submitSwiftJob(_ job: UnownedJob) {
+    override func submitSwiftJob(_ job: UnownedJob) {
         host.submitSwiftJob(job, for: self)
     }
 

@@ -224,6 +224,50 @@ struct TestLoopTests {
     }
 }
 
+/// Loops installed and uninstalled on several threads at the same time: every install on a
+/// fresh thread succeeds, each loop is its own thread's default while installed, and the
+/// process-wide bookkeeping (debug mode's "off except on test-loop threads", the count of
+/// installed loops) stays consistent. Under the tsan stage this also checks that the
+/// bookkeeping is race-free: it was reported as a race (an empty `Locked` value) when two
+/// suites installed loops at once.
+@Suite("VowTesting: TestLoop on several threads")
+struct TestLoopThreadTests {
+    private final class Round: @unchecked Sendable {
+        // @unchecked: each thread writes only its own slot; the test reads after joining.
+        var failures = [Int](repeating: 0, count: 4)
+    }
+
+    @Test("loops installed on several threads at once")
+    func installedOnSeveralThreads() {
+        let round = Round()
+        var threads: [pthread_t] = []
+        for index in 0..<4 {
+            let context = Unmanaged.passRetained(ThreadContext(index: index, round: round)).toOpaque()
+            var thread = pthread_t()
+            #expect(pthread_create(&thread, nil, { raw in
+                let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
+                for _ in 0..<500 {
+                    let loop = TestLoop()
+                    if !loop.install() || !loop.isInstalled { context.round.failures[context.index] += 1 }
+                    if !(VowRuntime.defaultDispatcher === loop) { context.round.failures[context.index] += 1 }
+                    if !loop.uninstall() || loop.isInstalled { context.round.failures[context.index] += 1 }
+                }
+                return nil
+            }, context) == 0)
+            threads.append(thread)
+        }
+        for thread in threads { pthread_join(thread, nil) }
+        #expect(round.failures == [0, 0, 0, 0])
+        #expect(!(VowRuntime.defaultDispatcher is TestLoop))
+    }
+
+    private final class ThreadContext: @unchecked Sendable {
+        let index: Int
+        let round: Round
+        init(index: Int, round: Round) { self.index = index; self.round = round }
+    }
+}
+
 extension TestLoop {
     /// `pendingPromises.isEmpty`, without recording an issue.
     func assertNoPendingPromisesQuietly() -> Bool { pendingPromises.isEmpty }

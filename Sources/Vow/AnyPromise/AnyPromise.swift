@@ -175,7 +175,7 @@ public final class AnyResolver: Sendable {
     /// `VowError.Code.cycle`.
     public func resolve(_ value: Any?) {
         let x = value ?? VowValue.sharedNull
-        _ = core.resolveFromResolver(x, as: Bridging.resolution(of: x))
+        _ = core.resolveFromResolver(x, as: Resolution.classifying(x))
     }
 
     /// Registers work to run when cancellation reaches this promise (see

@@ -22,12 +22,13 @@ public func vow_debug_enabled() -> Bool {
 @c @implementation
 public func vow_debug_dump_pending(_ out: UnsafeMutablePointer<FILE>?) -> Int {
     guard let out else { return 0 }
-    let pending = DebugRegistry.census()
-    for entry in pending {
-        let line = PendingRecordLine.text(site: entry.site, chainSite: entry.chainSite, age: entry.age,
-                                          waitingOn: entry.waitingOn) + "\n"
-        fputs(line, out)
-    }
+    return writeCensus(DebugRegistry.census(), to: out)
+}
+
+/// Writes one census line per pending promise to `out` (`vow_debug_dump_pending`,
+/// `vow_test_loop_dump_pending`), flushed; returns how many.
+func writeCensus(_ pending: [PendingRecord], to out: UnsafeMutablePointer<FILE>) -> Int {
+    for entry in pending { fputs(entry.line + "\n", out) }
     if !pending.isEmpty { fflush(out) }
     return pending.count
 }

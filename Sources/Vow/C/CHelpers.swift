@@ -1,9 +1,8 @@
 import CVow
 
 // Helpers (vow.h, "Helpers: lazy promises, delay, retry"): thin entry points over the
-// engine's lazy promises and delay, and over `RetryAttempt` (Swift's `retry`). The C
-// callbacks and their `ctx` live in a `CCallback`, whose `destroy` runs once, when the
-// last closure holding it is released. Each function is written once, as
+// engine's lazy promises, delay and retry. The C callbacks and their `ctx` live in a
+// `CCallback`, whose `destroy` runs once, when the last closure holding it is released. Each function is written once, as
 // `func NAME(<its C parameters>, at site:)` with the site to record in debug mode; its C
 // entry points NAME and NAME_site are generated from the header's table
 // `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
@@ -62,8 +61,8 @@ func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?,
             return withExtendedLifetime(box) { should_retry(callback.ctx, box.borrowedHandle) }
         }
     }
-    return RetryAttempt.start(times: Int(times), delay: cSeconds(delay_seconds, in: "vow_retry"), firstInline: false,
-                              shouldRetry: predicate) {
+    return Core.retry(times: Int(times), delay: cSeconds(delay_seconds, in: "vow_retry"), firstInline: false,
+                      shouldRetry: predicate) {
         let made = make(callback.ctx)
         guard let core = handle(made, as: Core.self, in: "vow_retry") else {
             throw VowError(.type, "vow_retry: make returned NULL or not a vow_promise")

@@ -6,9 +6,6 @@ import CVow
 // is certain it never will (the link was cancelled, a dispatcher dropped it, it was
 // freed); `dispose` runs `destroy(ctx)` then.
 
-/// A C `destroy` function for a context pointer.
-typealias CDestroy = @convention(c) (UnsafeMutableRawPointer?) -> Void
-
 /// A C callback of a link: value and error callbacks (either may be NULL: the outcome
 /// passes through). `Policy` says what the entry point asked for (a catch skips
 /// cancellation, `vow_dispatch` passes no value), at the type level, so the body is four
@@ -95,58 +92,6 @@ struct CFinallyBody: LinkBody, @unchecked Sendable {
     }
 
     mutating func dispose() { context.destroyNow() }
-}
-
-/// A C `ctx` and its `destroy`, run at most once (`destroyNow`). Kept inside link bodies.
-struct CContext: @unchecked Sendable {
-    // @unchecked: see `CLinkBody`.
-    let ctx: UnsafeMutableRawPointer?
-    private var destroy: CDestroy?
-
-    init(_ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?) {
-        self.ctx = ctx
-        self.destroy = destroy
-    }
-
-    /// Runs `destroy(ctx)` if it has not run yet.
-    mutating func destroyNow() {
-        let destroy = self.destroy
-        self.destroy = nil
-        destroy?(ctx)
-    }
-}
-
-/// A C `ctx` and its `destroy` owned by a closure (cancel handlers, the unhandled-error
-/// handler, a dispatcher's host): `destroy` runs once, when the last reference goes.
-final class CCallback: @unchecked Sendable {
-    // @unchecked: immutable; see `CLinkBody`.
-    let ctx: UnsafeMutableRawPointer?
-    private let destroy: CDestroy?
-    /// A plain `fn(ctx)` (cancel handlers).
-    let plain: CDestroy?
-
-    init(ctx: UnsafeMutableRawPointer?, destroy: CDestroy?, plain: CDestroy? = nil) {
-        self.ctx = ctx
-        self.destroy = destroy
-        self.plain = plain
-    }
-
-    deinit { destroy?(ctx) }
-}
-
-/// A process-wide C handler a program installed (the unhandled-error handler, the misuse
-/// handler): its function pointer with its `ctx` and `destroy`. The setting holds it;
-/// when it is replaced and no report still runs it, its last reference goes and
-/// `destroy(ctx)` runs (CCallback's deinit).
-final class CInstalledCallback<Function>: @unchecked Sendable {
-    // @unchecked: immutable; the host vouches that `ctx` may be used from any thread.
-    let function: Function
-    let callback: CCallback
-
-    init(_ function: Function, _ callback: CCallback) {
-        self.function = function
-        self.callback = callback
-    }
 }
 
 /// The outcome slot behind a `vow_result *`: lives on the stack of the job that runs the

@@ -102,14 +102,7 @@ public func vow_test_loop_pending(_ l: OpaquePointer?) -> Int {
 @c @implementation
 public func vow_test_loop_dump_pending(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<FILE>?) -> Int {
     guard let loop = handle(l, as: CTestLoop.self, in: "vow_test_loop_dump_pending"), let out else { return 0 }
-    let pending = loop.core.pendingPromises()
-    for entry in pending {
-        let line = PendingRecordLine.text(site: entry.site, chainSite: entry.chainSite, age: entry.age,
-                                          waitingOn: entry.waitingOn) + "\n"
-        fputs(line, out)
-    }
-    if !pending.isEmpty { fflush(out) }
-    return pending.count
+    return writeCensus(loop.core.pendingPromises(), to: out)
 }
 
 @c @implementation

@@ -97,16 +97,6 @@ public struct PendingPromise: Sendable, CustomStringConvertible {
     /// The census line: "SITE: pending for AGE s, waiting on SITE (chain began at SITE)",
     /// as C's `vow_debug_dump_pending` writes it.
     public var description: String {
-        PendingRecordLine.text(site: site, chainSite: chainSite, age: age, waitingOn: waitingOn)
-    }
-}
-
-/// The one format of a census line, shared by Swift and C.
-enum PendingRecordLine {
-    static func text(site: String, chainSite: String, age: Double, waitingOn: String?) -> String {
-        let millis = Int((max(0, age) * 1000).rounded())
-        let fraction = String(millis % 1000)
-        let seconds = "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-        return "\(site): pending for \(seconds) s, waiting on \(waitingOn ?? "no promise") (chain began at \(chainSite))"
+        PendingRecord.line(site: site, chainSite: chainSite, age: age, waitingOn: waitingOn)
     }
 }

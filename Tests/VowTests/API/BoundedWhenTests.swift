@@ -1,5 +1,6 @@
 import Testing
 @testable import Vow
+@testable import VowEngine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Testing
 @testable import Vow
+@testable import VowEngine
 
 // Promises/A+ 1.1, 2.1: promise states.
 

@@ -2,6 +2,7 @@ import CVow
 import Synchronization
 import Testing
 @testable import Vow
+@testable import VowEngine
 
 #if canImport(Glibc)
 import Glibc

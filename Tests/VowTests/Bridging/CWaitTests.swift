@@ -1,6 +1,7 @@
 import CVow
 import Testing
 @testable import Vow
+@testable import VowEngine
 
 extension BridgingTests {
     /// on_value: runs inside a job of the serial dispatcher in the tracker's handle, makes a

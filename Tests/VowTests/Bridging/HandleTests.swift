@@ -1,6 +1,7 @@
 import CVow
 import Testing
 @testable import Vow
+@testable import VowEngine
 
 extension BridgingTests {
     /// C handles: where the type tag lives, what a wrong or NULL handle does, and the

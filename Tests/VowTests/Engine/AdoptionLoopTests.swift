@@ -266,7 +266,7 @@ struct AdoptionLoopTests {
 }
 
 // In the serialized suite that owns the process-wide handler (see UnhandledErrorTests).
-extension ErrorModel.UnhandledErrorTests {
+extension ErrorModel.ProcessWideSettings.UnhandledErrorTests {
     @Test("a loop that ends in a rejection nobody handles reports it exactly once")
     func loopRejectionReportedOnce() throws {
         let saved = VowRuntime.unhandledErrorHandler

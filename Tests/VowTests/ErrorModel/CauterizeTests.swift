@@ -7,7 +7,7 @@ import Testing
 //
 // Part of `UnhandledErrorTests` (that serialized suite sets the process-wide handler).
 
-extension ErrorModel.UnhandledErrorTests {
+extension ErrorModel.ProcessWideSettings.UnhandledErrorTests {
     private func withCauterizeRecorder(_ body: (ErrorModel.Recorder) throws -> Void) rethrows {
         let saved = VowRuntime.unhandledErrorHandler
         defer { VowRuntime.unhandledErrorHandler = saved }

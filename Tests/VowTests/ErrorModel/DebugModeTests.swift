@@ -1,5 +1,6 @@
 import Testing
 @testable import Vow
+@testable import VowEngine
 import CVow
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ import Glibc
 // Each restores both settings. Other suites that run meanwhile only see their promises
 // gain records, which changes nothing they check.
 
-extension ErrorModel.UnhandledErrorTests {
+extension ErrorModel.ProcessWideSettings.UnhandledErrorTests {
     /// "VowTests/DebugModeTests.swift:LINE", as `#fileID` and `#line` give it here.
     private func here(_ line: UInt) -> String { "\(#fileID):\(line)" }
 
@@ -205,9 +206,9 @@ extension ErrorModel.UnhandledErrorTests {
             debugMode(true) {
                 let (head, resolver) = Promise<Int>.pending(); headLine = #line
                 do {
-                    // On the library's queue by name, not `.default`: another suite may
-                    // replace the process-wide default meanwhile, and its queue is not
-                    // drained here (the report would come after the capture).
+                    // On the library's queue by name, not `.default`: the queue
+                    // `drainDefault` drains below whatever the default is (this suite is
+                    // serialized with the tests that replace it, but says so here).
                     let end = head.map(on: VowRuntime.librarySerial) { _ -> Int in
                         throw ErrorModel.TokenError(token)
                     }; endLine = #line - 2

@@ -1,5 +1,6 @@
 import Testing
 @testable import Vow
+@testable import VowEngine
 
 extension ErrorModel {
     /// A one-shot gate an async body parks on; opened from a task-cancellation handler

@@ -33,13 +33,25 @@ extension ErrorModel {
         var seenIndices: [Int] { seen.withLock { $0.map(\.index) } }
     }
 
+}
+
+extension ErrorModel.ProcessWideSettings {
     /// Rule 1: a rejection that reaches the end of a branch and is released unhandled is
     /// reported exactly once; everything else is not reported.
     ///
-    /// Serialized: every test here sets the process-wide `VowRuntime.unhandledErrorHandler` (and
-    /// restores it). Other suites run in parallel and drop rejected promises too, so each
-    /// test counts only `TokenError`s with its own token.
-    @Suite(.serialized) struct UnhandledErrorTests {
+    /// In the serialized suite of process-wide settings: every test here sets the
+    /// process-wide `VowRuntime.unhandledErrorHandler` (and restores it). Other suites run
+    /// in parallel and drop rejected promises too, so each test counts only `TokenError`s
+    /// with its own token.
+    @Suite struct UnhandledErrorTests {
+        // The ErrorModel helpers, by the names these tests used while the suite was
+        // nested in ErrorModel itself.
+        typealias Recorder = ErrorModel.Recorder
+        typealias TokenError = ErrorModel.TokenError
+        typealias Counter = ErrorModel.Counter
+        typealias DeinitTracker = ErrorModel.DeinitTracker
+        typealias HandledTrackingCostTests = ErrorModel.HandledTrackingCostTests
+
         /// Installs a fresh recorder while `body` runs, then restores the previous handler.
         private func recording(_ body: (Recorder) throws -> Void) rethrows {
             let saved = VowRuntime.unhandledErrorHandler

@@ -5,7 +5,7 @@ import Testing
 // a wait that saw the rejection handled it. Swift's public wait() has no time limit, so
 // the engine's timed wait (which C's vow_wait uses) is tested here.
 
-extension ErrorModel.UnhandledErrorTests {
+extension ErrorModel.ProcessWideSettings.UnhandledErrorTests {
     /// Runs `body` with a fresh recorder installed (in this serialized suite), then
     /// restores the handler.
     private func withRecorder(_ body: (ErrorModel.Recorder) throws -> Void) rethrows {

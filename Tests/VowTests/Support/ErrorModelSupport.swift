@@ -14,6 +14,19 @@ import Glibc
 enum ErrorModel {}
 
 extension ErrorModel {
+    /// The one suite whose tests set a process-wide setting (the unhandled-error handler,
+    /// the default dispatcher), serialized: no two of its tests change a setting at the
+    /// same time, and none does while an unhandled-error test counts reports or drains the
+    /// default dispatcher. Every other suite leaves the settings alone: code under test
+    /// that needs another default uses a scope (`VowRuntime.withDefaultDispatcher`,
+    /// `withUnhandledErrorHandler`), which no other thread sees. Their tests may still
+    /// observe a setting this suite made meanwhile (their `.default` work may run on this
+    /// suite's serial queue for a moment), which is why the replacements here behave as
+    /// the library's own does.
+    @Suite("Process-wide settings", .serialized) struct ProcessWideSettings {}
+}
+
+extension ErrorModel {
     /// True when the suite runs under ThreadSanitizer (see `Stress`).
     static var underTSan: Bool { Stress.underTSan }
 
@@ -109,14 +122,16 @@ extension ErrorModel {
     }
 
     /// Lets everything already queued on the default dispatcher (and on the library's own
-    /// serial queue, in case another suite replaced the default) run, and the jobs that
-    /// ran be released. Two rounds: a serial queue releases a batch of jobs after running
-    /// the whole batch, so the second round starts only after the first batch was freed.
-    /// The queues another suite set as the default meanwhile (`ReplacedDefaults`) are
-    /// drained too: work registered on `.default` while one was in place runs there.
+    /// serial queue) run, and the jobs that ran be released. Two rounds: a serial queue
+    /// releases a batch of jobs after running the whole batch, so the second round starts
+    /// only after the first batch was freed. The suites that replace the process-wide
+    /// default run in `ProcessWideSettings`, one at a time with the unhandled-error tests
+    /// that drain, so those see every `.default` job drained. A test outside that suite may
+    /// have had a `.default` job sent to a replacement meanwhile, which this does not wait
+    /// for: such tests drain only after they waited for what they expect (`poll`), so a
+    /// late job can hide an extra run from them, never fail them.
     static func drainDefault() {
         for _ in 0..<2 {
-            for queue in ReplacedDefaults.all { queue.sync {} }
             _ = outcome(of: Promise<Void>.value(()).then(on: VowRuntime.librarySerial) { _ in })
             _ = outcome(of: Promise<Void>.value(()).then { _ in })
         }
@@ -191,17 +206,4 @@ extension ErrorModel {
             return done.wait(timeout: .now() + .seconds(5)) == .success
         }
     }
-}
-
-/// Every queue a test set as the process-wide default (`DefaultDispatcherSettingTests`),
-/// so that `ErrorModel.drainDefault()` in a suite running in parallel can drain it too.
-/// Kept for the whole run (a few queues).
-enum ReplacedDefaults {
-    private static let queues = Locked<[DispatchQueue]>([])
-
-    static func remember(_ queue: DispatchQueue) {
-        queues.withLock { $0.append(queue) }
-    }
-
-    static var all: [DispatchQueue] { queues.withLock { $0 } }
 }

@@ -1,4 +1,5 @@
 @testable import Vow
+@testable import VowEngine
 
 /// A deterministic dispatcher for ordering tests: `dispatch` only queues the work, and
 /// nothing runs until the test drains the queue on its own thread.

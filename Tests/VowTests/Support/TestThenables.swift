@@ -97,7 +97,7 @@ struct ScriptedSource: ThenableSource {
 
     func fulfilmentValue() -> StoredValue { StoredValue(object) }
 
-    func resolution(of y: Any) -> Resolution { Bridging.resolution(of: y) }
+    func resolution(of y: Any) -> Resolution { Resolution.classifying(y) }
 }
 
 /// Wraps a `ThenableSource` so a value of this type enters the resolution procedure the

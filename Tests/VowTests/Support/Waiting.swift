@@ -1,5 +1,6 @@
 import Dispatch
 @testable import Vow
+@testable import VowEngine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import CVow
 
-// Swift values shown to C, and C values shown to untyped Swift.
+// Swift values shown to C: what both faces hand over when C reads a Swift value.
 //
 // Swift -> C (`VowValue.bridging`), per the table in c-api.md:
 //   a VowValue                      itself (identity kept)
@@ -17,10 +17,8 @@ import CVow
 //   raw and typed pointers          POINTER (no destroy)
 //   anything else                   SWIFT (opaque; comes back as the same value)
 //
-// C -> untyped Swift (`swiftValue()`): NULL nil, BOOL Bool, INT Int, DOUBLE Double,
-// STRING String, BYTES [UInt8], POINTER UnsafeMutableRawPointer?, LIST [Any],
-// PROMISE AnyPromise, ERROR the original error, a Swift thenable itself, a foreign
-// THENABLE the VowValue itself (it has no Swift form), SWIFT the original value.
+// The other way, C values shown to untyped Swift (`swiftValue()`), is the Swift face's:
+// AnyPromise/VowValue+Swift.swift.
 
 extension VowValue {
     /// The value C sees for the Swift value `value` (see the table above). A `VowValue`
@@ -63,27 +61,6 @@ extension VowValue {
             return VowValue(.list(mirror.children.map { bridging($0.value) }))
         }
         return VowValue(.swift(value))
-    }
-
-    /// The untyped Swift view of this value (see the table above). NULL is `nil` (an
-    /// `Optional<Any>.none` inside the `Any`).
-    func swiftValue() -> Any {
-        switch content {
-        case .null: return Optional<Any>.none as Any
-        case .bool(let flag): return flag
-        case .int(let integer): return Int(integer)
-        case .double(let real): return real
-        case .string(let text): return text
-        case .bytes(let bytes): return bytes
-        case .pointer(let pointer, _): return pointer as Any
-        case .list(let items): return items.map { $0.swiftValue() }
-        case .promise(let core): return AnyPromise(core: core)
-        case .error(let box): return box.error
-        case .thenable(let cls, let object, _):
-            if cls == swiftThenableClass, let object { return SwiftThenableBox.from(object).thenable }
-            return self
-        case .swift(let value): return value
-        }
     }
 }
 

@@ -2,11 +2,11 @@
 // (adopted), which may be thenables (assimilated), and which are plain values (fulfilled
 // with as they are). The engine runs the procedure; this is where values are classified.
 
-extension Bridging {
+extension Resolution {
     /// How the procedure treats `x`: C values say it themselves (a PROMISE is adopted, a
     /// THENABLE assimilated), `Promise` and `AnyPromise` are adopted, another `Thenable`
     /// is assimilated, anything else fulfils.
-    static func resolution(of x: Any) -> Resolution {
+    static func classifying(_ x: Any) -> Resolution {
         // C values are the common case on the C face: a class cast, no conformance lookup.
         if let value = x as? VowValue { return value.resolution }
         if let resolvable = x as? any Resolvable { return resolvable.resolution }
@@ -19,7 +19,7 @@ extension Core {
     /// The Promises/A+ resolution procedure [[Resolve]](self, x), for a link or the
     /// once-only callbacks of a thenable. The caller has the right to settle.
     func resolveProcedure(_ x: Any) {
-        resolve(x, as: Bridging.resolution(of: x))
+        resolve(x, as: Resolution.classifying(x))
     }
 }
 
@@ -32,7 +32,7 @@ struct SwiftThenableSource: ThenableSource, @unchecked Sendable {
 
     func fulfilmentValue() -> StoredValue { StoredValue(dynamic: thenable) }
 
-    func resolution(of y: Any) -> Resolution { Bridging.resolution(of: y) }
+    func resolution(of y: Any) -> Resolution { Resolution.classifying(y) }
 
     func lookUpThen() -> Result<ThenMethod?, any Error> {
         let thenable = self.thenable

@@ -36,7 +36,7 @@ struct CThenableSource: ThenableSource, @unchecked Sendable {
 
     /// What the thenable resolved with is classified like any value (a C value says
     /// itself).
-    func resolution(of y: Any) -> Resolution { Bridging.resolution(of: y) }
+    func resolution(of y: Any) -> Resolution { Resolution.classifying(y) }
 
     func lookUpThen() -> Result<ThenMethod?, any Error> {
         var method: UnsafeMutableRawPointer?
@@ -122,54 +122,4 @@ private final class FoundMethod: @unchecked Sendable {
     }
 
     deinit { release?(method) }
-}
-
-// MARK: Swift thenables shown to C
-
-/// A Swift `Thenable` (not a promise of this library) inside a THENABLE value: the object
-/// pointer of `swiftThenableClass`.
-final class SwiftThenableBox: @unchecked Sendable {
-    // @unchecked: immutable; the thenable is only handed on.
-    let thenable: any Thenable
-
-    init(_ thenable: any Thenable) { self.thenable = thenable }
-
-    static func from(_ object: UnsafeMutableRawPointer) -> SwiftThenableBox {
-        Unmanaged<SwiftThenableBox>.fromOpaque(object).takeUnretainedValue()
-    }
-}
-
-/// The destroy of a Swift thenable's THENABLE value: drops the box.
-let releaseSwiftThenableBox: CDestroy = { object in
-    if let object { Unmanaged<SwiftThenableBox>.fromOpaque(object).release() }
-}
-
-/// The class of Swift thenables in C: `get_then` finds the Swift `then` (the method
-/// pointer is the object itself), `call_then` calls it with callbacks that settle the
-/// resolver (a value bridged to C, an error boxed). Lives as long as the process;
-/// `nonisolated(unsafe)` because it is written once, here, and only read afterwards.
-nonisolated(unsafe) let swiftThenableClass: UnsafePointer<vow_thenable_class> = {
-    let cls = UnsafeMutablePointer<vow_thenable_class>.allocate(capacity: 1)
-    cls.initialize(to: vow_thenable_class(
-        get_then: { object, method, _ in
-            method?.pointee = object
-            return Int32(VOW_THEN_FOUND.rawValue)
-        },
-        call_then: { object, _, resolver, _ in
-            guard let object, let resolver = resolverHandle(resolver, in: "call_then") else {
-                return Int32(VOW_OK.rawValue)
-            }
-            callSwiftThen(SwiftThenableBox.from(object).thenable, resolver)
-            return Int32(VOW_OK.rawValue)
-        },
-        release_method: nil))
-    return UnsafePointer(cls)
-}()
-
-private func callSwiftThen<T: Thenable>(_ thenable: T, _ resolver: CResolverRef) {
-    thenable.then({ value in
-        _ = resolver.resolve(VowValue.bridging(value))
-    }, { reason in
-        _ = resolver.reject(VowErrorBox.boxing(ThenableReason.error(for: reason)))
-    })
 }

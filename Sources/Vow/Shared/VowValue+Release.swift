@@ -33,19 +33,6 @@ enum NestedRelease {
 private let nestedReleaseSlot = ThreadSlot()
 
 extension VowValue {
-    /// How the untyped face stores a value it fulfils a promise with, as it is (`nil`: the
-    /// NULL value). An `AnyPromise` is stored as a PROMISE value (the form C sees it in,
-    /// read back in Swift as the same `AnyPromise`), so a promise fulfilled with a promise
-    /// fulfilled with a promise ... is freed without recursion too; anything else is
-    /// stored as its dynamic type.
-    static func stored(_ value: Any?) -> StoredValue {
-        guard let value else { return StoredValue(VowValue.sharedNull) }
-        if let promise = value as? AnyPromise { return StoredValue(VowValue(.promise(promise.core))) }
-        return StoredValue(dynamic: value)
-    }
-}
-
-extension VowValue {
     /// True if this value holds `target`: as a PROMISE value, inside a LIST, in an ERROR
     /// value's payload, or inside the value (or rejection payload) of a settled promise it
     /// holds, at any depth. Fulfilling `target` with such a value would make a cycle (the
