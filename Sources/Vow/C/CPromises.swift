@@ -31,16 +31,6 @@ func vow_promise_rejected(_ error: OpaquePointer?, at site: Site) -> OpaquePoint
 }
 
 @c @implementation
-public func vow_promise_retain(_ p: OpaquePointer?) -> OpaquePointer? {
-    retainHandle(p, .promise, in: "vow_promise_retain")
-}
-
-@c @implementation
-public func vow_promise_release(_ p: OpaquePointer?) {
-    releaseHandle(p, .promise, in: "vow_promise_release")
-}
-
-@c @implementation
 public func vow_promise_state(_ p: OpaquePointer?) -> vow_state {
     guard let core = handle(p, as: Core.self, in: "vow_promise_state") else { return VOW_STATE_INVALID }
     if core.isPending { return VOW_PENDING }
