@@ -1,7 +1,7 @@
 import CVow
 
 // Promises and resolvers (vow.h, "Promises and resolvers").
-// A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolverRef` (see CResolver.swift).
+// A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolverRef` (see Shared/Resolvers.swift).
 
 // The functions that make a promise are written once, as `@c @implementation func
 // NAME_impl(<its C parameters>, _ site: vow_call_site)` with the site to record in debug
