@@ -1687,14 +1687,13 @@ vow_unhandled_chain_site(void);
  * VOW_NULLABLE, and the arguments as the parameter names in order. An X_0_2
  * row is a function of Vow 0.2, which also keeps its deprecated _at name; a
  * new function gets an X row. From each row the preprocessor makes the
- * declarations below (and, inside the library, the functions NAME,
- * NAME_site and NAME_at, each one call of the row's implementation: see
- * ARCHITECTURE.md), and scripts/generate-promise-makers.sh the
- * VOW_DEBUG_SITES macros at the end of this header. The test command
- * checks that every function declared here that returns a vow_promise * has
- * a row, except those that return a promise they did not make
- * (vow_promise_retain, vow_value_get_promise, vow_consume), and that the
- * generated text is up to date (Tests/C/header/check_site_twins.sh).
+ * declarations below (and, inside the library, the _at functions), and
+ * scripts/generate-promise-makers.sh the VOW_DEBUG_SITES macros at the end
+ * of this header and the library's entry points NAME and NAME_site. The
+ * test command checks that every function declared here that returns a
+ * vow_promise * has a row, except those that return a promise they did not
+ * make (vow_promise_retain, vow_value_get_promise, vow_consume), and that
+ * the generated text is up to date (Tests/C/header/check_site_twins.sh).
  */
 #define VOW_PROMISE_MAKERS(X, X_0_2)                                                                        \
     X_0_2(vow_promise_pending, (vow_resolver *VOW_NULLABLE *VOW_NULLABLE resolver_out), (resolver_out))     \

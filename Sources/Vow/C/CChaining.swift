@@ -4,10 +4,10 @@ import CVow
 // the engine's link primitive and returns it (+1). The C callback lives in the link
 // (`CLinkBody`, `CFinallyBody`): its `destroy` runs once, after the callback ran or as
 // soon as it is certain it never will. A call that fails runs `destroy` before returning.
-// Each chaining function is written once, as `NAME_impl(<its C parameters>, _ site:)`
+// Each chaining function is written once, as `func NAME(<its C parameters>, at site:)`
 // with the site to record in debug mode; its C entry points (NAME with the site "C", the
-// debug twin NAME_site with the caller's) are made from the header's table
-// `VOW_PROMISE_MAKERS` by the preprocessor (Sources/CVow/promise_makers.c).
+// debug twin NAME_site with the caller's) are generated from the header's table
+// `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
 
 @c @implementation
 public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
@@ -43,61 +43,55 @@ public func vow_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
     slot.pointee.outcome = .returned(VowValue(.promise(source.takeUnretainedValue())))
 }
 
-@c @implementation
-func vow_then_impl(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
-                   _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
+              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then") else {
         context.destroyNow()
         return nil
     }
     return source._withUnsafeGuaranteedRef {
-        chainThen($0, on: DefaultDispatcher.shared, on_value, on_error, context, skipsCancellation: false,
-                  at: Site(site))
+        chainThen($0, on: DefaultDispatcher.shared, on_value, on_error, context, skipsCancellation: false, at: site)
     }
 }
 
-@c @implementation
-func vow_then_on_impl(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
-                      _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                      _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
+                 _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     let link = withDispatcherHandle(d, in: "vow_then_on", else: nil) { dispatcher -> OpaquePointer? in
         guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_then_on") else { return nil }
         return source._withUnsafeGuaranteedRef {
-            chainThen($0, on: dispatcher, on_value, on_error, context, skipsCancellation: false, at: Site(site))
+            chainThen($0, on: dispatcher, on_value, on_error, context, skipsCancellation: false, at: site)
         }
     }
     if link == nil { context.destroyNow() }
     return link
 }
 
-@c @implementation
-func vow_catch_impl(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                    _ destroy: CDestroy?, _ site: vow_call_site) -> OpaquePointer? {
-    cCatch(.plain, p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch", at: Site(site))
+@inline(__always)
+func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+               _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cCatch(.plain, p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch", at: site)
 }
 
-@c @implementation
-func vow_catch_policy_impl(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
-                           _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                           _ site: vow_call_site) -> OpaquePointer? {
-    cCatch(.plain, p, policy, on_error, ctx, destroy, in: "vow_catch_policy", at: Site(site))
+@inline(__always)
+func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                      _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cCatch(.plain, p, policy, on_error, ctx, destroy, in: "vow_catch_policy", at: site)
 }
 
-@c @implementation
-func vow_catch_on_impl(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
-                       _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                       _ site: vow_call_site) -> OpaquePointer? {
-    cCatch(.on(d), p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch_on", at: Site(site))
+@inline(__always)
+func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
+                  _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cCatch(.on(d), p, VOW_CATCH_ALL_EXCEPT_CANCELLATION, on_error, ctx, destroy, in: "vow_catch_on", at: site)
 }
 
-@c @implementation
-func vow_catch_policy_on_impl(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
-                              _ on_error: vow_on_error?,
-                              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                              _ site: vow_call_site) -> OpaquePointer? {
-    cCatch(.on(d), p, policy, on_error, ctx, destroy, in: "vow_catch_policy_on", at: Site(site))
+@inline(__always)
+func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cCatch(.on(d), p, policy, on_error, ctx, destroy, in: "vow_catch_policy_on", at: site)
 }
 
 /// The four `vow_catch` forms: `vow_catch` is `vow_catch_policy` with
@@ -119,16 +113,16 @@ private func cCatch(_ d: CDispatcherArgument, _ p: OpaquePointer?, _ policy: vow
     }
 }
 
-@c @implementation
-func vow_finally_impl(_ p: OpaquePointer?, _ fn: CDestroy?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                      _ site: vow_call_site) -> OpaquePointer? {
-    cFinally(.plain, p, fn, ctx, destroy, in: "vow_finally", at: Site(site))
+@inline(__always)
+func vow_finally(_ p: OpaquePointer?, _ fn: CDestroy?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                 at site: Site) -> OpaquePointer? {
+    cFinally(.plain, p, fn, ctx, destroy, in: "vow_finally", at: site)
 }
 
-@c @implementation
-func vow_finally_on_impl(_ d: OpaquePointer?, _ p: OpaquePointer?, _ fn: CDestroy?, _ ctx: UnsafeMutableRawPointer?,
-                         _ destroy: CDestroy?, _ site: vow_call_site) -> OpaquePointer? {
-    cFinally(.on(d), p, fn, ctx, destroy, in: "vow_finally_on", at: Site(site))
+@inline(__always)
+func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ fn: CDestroy?, _ ctx: UnsafeMutableRawPointer?,
+                    _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cFinally(.on(d), p, fn, ctx, destroy, in: "vow_finally_on", at: site)
 }
 
 /// `vow_finally` and `vow_finally_on`.

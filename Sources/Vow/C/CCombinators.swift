@@ -22,24 +22,24 @@ private func cores(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, in function: 
     return cores
 }
 
-// Each function is written once, as `NAME_impl(<its C parameters>, _ site:)` with the site
-// to record in debug mode; its C entry points NAME and NAME_site are made from the
-// header's table `VOW_PROMISE_MAKERS` by the preprocessor (Sources/CVow/promise_makers.c).
+// Each function is written once, as `func NAME(<its C parameters>, at site:)` with the site
+// to record in debug mode; its C entry points NAME and NAME_site are generated from the
+// header's table `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
 
-@c @implementation
-func vow_when_impl(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_when") else { return nil }
     return Core.all(inputs) { settled in
         StoredValue(VowValue(.list(settled.map(\.cValue))))
-    }.made(at: Site(site)).retainedHandle
+    }.made(at: site).retainedHandle
 }
 
-@c @implementation
-func vow_join_impl(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_join") else { return nil }
     return Core.allSettled(inputs) { settled in
         StoredValue(VowValue(.list(settled.map(settledElement))))
-    }.made(at: Site(site)).retainedHandle
+    }.made(at: site).retainedHandle
 }
 
 /// A `vow_join` result's element: the input's value (the same handle), or an ERROR value
@@ -48,37 +48,37 @@ private func settledElement(_ input: Core) -> VowValue {
     input.isRejected ? VowValue(.error(input.cError)) : input.cValue
 }
 
-@c @implementation
-func vow_race_impl(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_race") else { return nil }
     return Core.race(inputs, emptyError: VowError(.empty, "race over no promises"))
-        .made(at: Site(site)).retainedHandle
+        .made(at: site).retainedHandle
 }
 
 /// Swift's `any` over the same engine race, fulfilment only.
-@c @implementation
-func vow_any_impl(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_any(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_any") else { return nil }
     return Core.race(inputs, fulfilmentOnly: true, emptyError: VowError(.empty, "vow_any over no promises"))
-        .made(at: Site(site)).retainedHandle
+        .made(at: site).retainedHandle
 }
 
-@c @implementation
-func vow_after_impl(_ seconds: Double, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_after(_ seconds: Double, at site: Site) -> OpaquePointer? {
     Core.after(seconds: cSeconds(seconds, in: "vow_after"), value: VowValue.sharedNull)
-        .made(at: Site(site)).retainedHandle
+        .made(at: site).retainedHandle
 }
 
-@c @implementation
-func vow_timeout_impl(_ p: OpaquePointer?, _ seconds: Double, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_timeout(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_timeout") else { return nil }
-    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout"), at: Site(site))
+    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout"), at: site)
         .retainedHandle
 }
 
-@c @implementation
-func vow_dispatch_impl(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
-                       _ destroy: CDestroy?, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                  at site: Site) -> OpaquePointer? {
     var context = CContext(ctx, destroy)
     guard let dispatcher = dispatcherHandle(d, in: "vow_dispatch"), let fn else {
         context.destroyNow()
@@ -88,7 +88,7 @@ func vow_dispatch_impl(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMu
     // every link, cancelled (its destroy run) if `d` drops it or the promise is cancelled
     // first.
     return VowValue.nullPromise.linkOnSettled(on: dispatcher, CLinkBody<NoValue>(onValue: fn, onError: nil, context),
-                                              at: Site(site)).retainedHandle
+                                              at: site).retainedHandle
 }
 
 // Bounded concurrency: `vow_when_limited`, `vow_join_limited` and their `_on` forms, over the
@@ -96,30 +96,28 @@ func vow_dispatch_impl(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMu
 // dispatcher; its `ctx` lives in a `CCallback` that the engine lets go (running `destroy`)
 // once no call to `make` can come any more.
 
-@c @implementation
-func vow_when_limited_impl(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                           _ destroy: CDestroy?, _ site: vow_call_site) -> OpaquePointer? {
-    cLimited(.plain, n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited", at: Site(site))
+@inline(__always)
+func vow_when_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited", at: site)
 }
 
-@c @implementation
-func vow_join_limited_impl(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                           _ destroy: CDestroy?, _ site: vow_call_site) -> OpaquePointer? {
-    cLimited(.plain, n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited", at: Site(site))
+@inline(__always)
+func vow_join_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.plain, n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited", at: site)
 }
 
-@c @implementation
-func vow_when_limited_on_impl(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-                              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                              _ site: vow_call_site) -> OpaquePointer? {
-    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited_on", at: Site(site))
+@inline(__always)
+func vow_when_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .all, in: "vow_when_limited_on", at: site)
 }
 
-@c @implementation
-func vow_join_limited_on_impl(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-                              _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                              _ site: vow_call_site) -> OpaquePointer? {
-    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited_on", at: Site(site))
+@inline(__always)
+func vow_join_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                         _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cLimited(.on(d), n, limit, make, ctx, destroy, mode: .allSettled, in: "vow_join_limited_on", at: site)
 }
 
 /// The four bounded entry points. `n` and `limit` arrive as `Int` (C's `size_t`): a count

@@ -5,9 +5,9 @@ import Glibc
 #endif
 
 // Debug mode (vow.h, "Debug mode"): the setting, the census, and the sites an unhandled-
-// error handler can read. The functions that record a C caller's site, NAME_site (and
-// Vow 0.2's deprecated `_at` names), are made from the header's table `VOW_PROMISE_MAKERS`
-// with the plain ones, by the preprocessor (Sources/CVow/promise_makers.c).
+// error handler can read. The functions that record a C caller's site, NAME_site, are made
+// from the header's table `VOW_PROMISE_MAKERS` with the plain ones (CPromiseMakers.swift);
+// Vow 0.2's deprecated `_at` names by the preprocessor (Sources/CVow/promise_makers.c).
 
 @c @implementation
 public func vow_debug_set(_ on: Bool) {

@@ -2,21 +2,21 @@ import CVow
 
 // Helpers (vow.h, "Helpers: lazy promises, delay, retry"): thin entry points over the
 // engine's lazy promises, delay and retry. The C callbacks and their `ctx` live in a
-// `CCallback`, whose `destroy` runs once, when the last closure holding it is released.
-// Each function is written once, as `NAME_impl(<its C parameters>, _ site:)` with the site
-// to record in debug mode; its C entry points NAME and NAME_site are made from the
-// header's table `VOW_PROMISE_MAKERS` by the preprocessor (Sources/CVow/promise_makers.c).
+// `CCallback`, whose `destroy` runs once, when the last closure holding it is released. Each function is written once, as
+// `func NAME(<its C parameters>, at site:)` with the site to record in debug mode; its C
+// entry points NAME and NAME_site are generated from the header's table
+// `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
 
-@c @implementation
-func vow_promise_lazy_impl(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                           _ site: vow_call_site) -> OpaquePointer? {
-    cPromiseLazy(.plain, body, ctx, destroy, in: "vow_promise_lazy", at: Site(site))
+@inline(__always)
+func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                      at site: Site) -> OpaquePointer? {
+    cPromiseLazy(.plain, body, ctx, destroy, in: "vow_promise_lazy", at: site)
 }
 
-@c @implementation
-func vow_promise_lazy_on_impl(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                              _ destroy: CDestroy?, _ site: vow_call_site) -> OpaquePointer? {
-    cPromiseLazy(.on(d), body, ctx, destroy, in: "vow_promise_lazy_on", at: Site(site))
+@inline(__always)
+func vow_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                         _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cPromiseLazy(.on(d), body, ctx, destroy, in: "vow_promise_lazy_on", at: site)
 }
 
 /// `vow_promise_lazy` and `vow_promise_lazy_on`: the lazy promise whose producer calls
@@ -39,15 +39,15 @@ private func cPromiseLazy(_ d: CDispatcherArgument, _ body: vow_lazy_body?, _ ct
     }.made(at: site).retainedHandle
 }
 
-@c @implementation
-func vow_delay_impl(_ p: OpaquePointer?, _ seconds: Double, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_delay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_delay") else { return nil }
-    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay"), at: Site(site)).retainedHandle
+    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay"), at: site).retainedHandle
 }
 
-@c @implementation
-func vow_retry_impl(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
-                    _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
+               _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
     guard let make else {
         var context = CContext(ctx, destroy)
         context.destroyNow()
@@ -69,5 +69,5 @@ func vow_retry_impl(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_m
         }
         releaseHandle(made, .promise, in: "vow_retry")
         return core
-    }.made(at: Site(site)).retainedHandle
+    }.made(at: site).retainedHandle
 }

@@ -3,42 +3,31 @@ import CVow
 // Promises and resolvers (vow.h, "Promises and resolvers").
 // A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolverRef` (see Shared/Resolvers.swift).
 
-// The functions that make a promise are written once, as `@c @implementation func
-// NAME_impl(<its C parameters>, _ site: vow_call_site)` with the site to record in debug
-// mode; their C entry points NAME and NAME_site are made from the header's table
-// `VOW_PROMISE_MAKERS` by the preprocessor (Sources/CVow/promise_makers.c,
-// vow_promise_makers.h).
+// The functions that make a promise are written once, as `func NAME(<its C parameters>,
+// at site:)` with the site to record in debug mode; their C entry points NAME and
+// NAME_site are generated from the header's table `VOW_PROMISE_MAKERS` into
+// CPromiseMakers.swift.
 
-extension Site {
-    /// The site a C entry point passes to `NAME_impl`: the file and line given to a
-    /// NAME_site twin, or no file ("C") from the plain NAME.
-    @inline(__always)
-    init(_ site: vow_call_site) {
-        self = .cString(site.file, Int(site.line))
-    }
-}
-
-@c @implementation
-func vow_promise_pending_impl(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?,
-                              _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?, at site: Site) -> OpaquePointer? {
     guard let resolver_out else { return nil }
     // One allocation for both: the resolver lives inside its promise (`CResolver`).
     let core = ResolvableCore(resolverTag: HandleTag.primaryResolver.rawValue)
-    core.noteMade(at: Site(site))
+    core.noteMade(at: site)
     resolver_out.pointee = OpaquePointer(core.resolverHandle)
     return core.retainedHandle
 }
 
-@c @implementation
-func vow_promise_fulfilled_impl(_ value: OpaquePointer?, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_promise_fulfilled(_ value: OpaquePointer?, at site: Site) -> OpaquePointer? {
     guard let value = handle(value, as: VowValue.self, in: "vow_promise_fulfilled") else { return nil }
-    return Core(fulfilled: value).made(at: Site(site)).retainedHandle
+    return Core(fulfilled: value).made(at: site).retainedHandle
 }
 
-@c @implementation
-func vow_promise_rejected_impl(_ error: OpaquePointer?, _ site: vow_call_site) -> OpaquePointer? {
+@inline(__always)
+func vow_promise_rejected(_ error: OpaquePointer?, at site: Site) -> OpaquePointer? {
     guard let error = handle(error, as: VowErrorBox.self, in: "vow_promise_rejected") else { return nil }
-    return Core(rejected: error).made(at: Site(site)).retainedHandle
+    return Core(rejected: error).made(at: site).retainedHandle
 }
 
 @c @implementation

@@ -8,23 +8,22 @@ import CVow
 // else, and a malformed one makes the call fail (NULL, `destroy` run) with one line on
 // standard error naming the function, the signature and the problem.
 
-// Both `vow_then_call` functions are written once, as `NAME_impl(<its C parameters>,
-// _ site:)` with the site to record in debug mode; their C entry points NAME and
-// NAME_site are made from the header's table `VOW_PROMISE_MAKERS` by the preprocessor
-// (Sources/CVow/promise_makers.c).
+// Both `vow_then_call` functions are written once, as `func NAME(<its C parameters>,
+// at site:)` with the site to record in debug mode; their C entry points NAME and
+// NAME_site are generated from the header's table `VOW_PROMISE_MAKERS` into
+// CPromiseMakers.swift.
 
-@c @implementation
-func vow_then_call_impl(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
-                        _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                        _ site: vow_call_site) -> OpaquePointer? {
-    cThenCall(.plain, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call", at: Site(site))
+@inline(__always)
+func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
+                   _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?, at site: Site) -> OpaquePointer? {
+    cThenCall(.plain, p, signature, fn, CContext(ctx, destroy), in: "vow_then_call", at: site)
 }
 
-@c @implementation
-func vow_then_call_on_impl(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
-                           _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
-                           _ site: vow_call_site) -> OpaquePointer? {
-    cThenCall(.on(d), p, signature, fn, CContext(ctx, destroy), in: "vow_then_call_on", at: Site(site))
+@inline(__always)
+func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
+                      _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?, _ destroy: CDestroy?,
+                      at site: Site) -> OpaquePointer? {
+    cThenCall(.on(d), p, signature, fn, CContext(ctx, destroy), in: "vow_then_call_on", at: site)
 }
 
 /// Both `vow_then_call` functions: check the dispatcher, parse, check, register. Returns

@@ -2,9 +2,9 @@
 # Checks the debug twins of include/vow.h ("Debug mode"), which are made from the table
 # VOW_PROMISE_MAKERS:
 #
-#  1. the generated text is up to date: the VOW_DEBUG_SITES macros in vow.h are what
-#     scripts/generate-promise-makers.sh makes from the table (the entry points NAME,
-#     NAME_site and NAME_at are made by the preprocessor, Sources/CVow/promise_makers.c);
+#  1. the generated text is up to date: the VOW_DEBUG_SITES macros in vow.h and
+#     Sources/Vow/C/CPromiseMakers.swift are what scripts/generate-promise-makers.sh makes
+#     from the table and the Swift implementations;
 #  2. every function the header declares that returns a vow_promise * it made has a row,
 #     that is a NAME_site twin; the functions that return a promise they did not make
 #     are listed below, each with the reason;
