@@ -15,11 +15,13 @@
 #ifndef VOW_COUNTED_HANDLES_H
 #define VOW_COUNTED_HANDLES_H
 
-/* Which counted handle an entry point takes. */
+/* Which counted handle an entry point takes, as its tag: the value the object behind the
+   handle carries at its tag offset (the C face's HandleTag, Sources/Vow/Shared/
+   HandleObject.swift; EngineUnitTests "C-handle layout" holds them equal). */
 typedef enum vow_counted_kind {
-    VOW_COUNTED_PROMISE,
-    VOW_COUNTED_VALUE,
-    VOW_COUNTED_ERROR,
+    VOW_COUNTED_PROMISE = 0x6d6f7270, /* "prom" */
+    VOW_COUNTED_VALUE = 0x756c6176,   /* "valu" */
+    VOW_COUNTED_ERROR = 0x6f727265,   /* "erro" */
 } vow_counted_kind;
 
 /* Adds a reference to the object behind handle, a handle of kind, and returns handle;
