@@ -18,7 +18,15 @@ struct MapBody<T: Sendable, U: Sendable>: LinkBody {
     @usableFromInline
     func run(from source: Core?, settling link: Core) {
         guard let source, let transform else { return }
-        link.settle(fromValueOf: source, as: T.self) { link.fulfil(try transform($0)) }
+        if source.isRejected {
+            link.settle(like: source)
+            return
+        }
+        do {
+            link.fulfil(try transform(try source.typedValue(T.self)))
+        } catch {
+            link.reject(error)
+        }
     }
 
     @inlinable
@@ -52,24 +60,6 @@ struct WorkBody<U: Sendable>: LinkBody {
 extension Core {
     /// A promise fulfilled with `()`, shared: the source of `Promise(on:work:)`'s links.
     @usableFromInline static let settledVoid = Core(fulfilled: ())
-
-    /// The path every value-handling link body shares (`then`'s map, flatMap and
-    /// thenable forms, AnyPromise's `then`): if `source` (settled) rejected, this link
-    /// settles like it and `body` does not run; otherwise `body` runs with the source's
-    /// value as `T`, and a throw from reading the value or from `body` rejects this link.
-    /// `body` settles this link itself. Runs on the link's dispatcher, no lock held.
-    @inline(__always)
-    func settle<T>(fromValueOf source: Core, as type: T.Type, _ body: (T) throws -> Void) {
-        if source.isRejected {
-            settle(like: source)
-            return
-        }
-        do {
-            try body(try source.typedValue(T.self))
-        } catch {
-            reject(error)
-        }
-    }
 }
 
 /// `then { T -> Promise<U> }` (flatMap): the link adopts the returned promise.
@@ -83,7 +73,15 @@ struct AdoptBody<T: Sendable, U: Sendable>: LinkBody {
     @usableFromInline
     func run(from source: Core?, settling link: Core) {
         guard let source, let transform else { return }
-        link.settle(fromValueOf: source, as: T.self) { link.follow(try transform($0).core) }
+        if source.isRejected {
+            link.settle(like: source)
+            return
+        }
+        do {
+            link.follow(try transform(try source.typedValue(T.self)).core)
+        } catch {
+            link.reject(error)
+        }
     }
 
     @inlinable
@@ -199,7 +197,15 @@ struct ProcedureBody<T>: LinkBody {
     @usableFromInline
     func run(from source: Core?, settling link: Core) {
         guard let source, let body else { return }
-        link.settle(fromValueOf: source, as: T.self) { link.resolveProcedure(try body($0)) }
+        if source.isRejected {
+            link.settle(like: source)
+            return
+        }
+        do {
+            link.resolveProcedure(try body(try source.typedValue(T.self)))
+        } catch {
+            link.reject(error)
+        }
     }
 
     @inlinable
