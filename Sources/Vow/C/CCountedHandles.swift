@@ -19,29 +19,50 @@ func vow_counted_release(_ handle: UnsafeMutableRawPointer?, _ kind: vow_counted
 
 /// The object behind a counted handle, unretained: the check of `unmanagedHandle` (NULL:
 /// nil, silently), with its common case inline (the tag is `kind`'s and the process holds
-/// one copy of the engine: two loads and two compares) and everything else, the misuse line
-/// that names the C function included, in `countedObjectSlowPath`.
+/// one copy of the engine: two loads and two compares) and the rest, each with the C
+/// function's name, out of line: a wrong handle (`countedMisuse`) or another copy of the
+/// engine loaded (`countedIsThisEnginesObject`).
 @inline(__always)
 private func countedObject(_ handle: UnsafeMutableRawPointer?, _ kind: vow_counted_kind,
                            retaining: Bool) -> Unmanaged<AnyObject>? {
     guard let handle else { return nil }
     let found = UnsafeRawPointer(handle).load(fromByteOffset: handleTagOffset, as: UInt32.self)
-    guard _fastPath(found == kind.rawValue && !vow_engine_other_copies()) else {
-        return countedObjectSlowPath(handle, kind, retaining: retaining)
+    guard _fastPath(found == kind.rawValue) else {
+        countedMisuse(found: found, kind, retaining: retaining)
+        return nil
     }
+    guard _fastPath(!vow_engine_other_copies())
+            || countedIsThisEnginesObject(handle, kind, retaining: retaining) else { return nil }
     return Unmanaged<AnyObject>.fromOpaque(handle)
 }
 
-/// A handle of another kind, a released one or a stray pointer (a misuse line that names
-/// `vow_promise_retain`, `vow_value_release`, ...), or another copy of the engine loaded:
-/// the whole check of `unmanagedHandle`, with the C function's name.
+/// The misuse line of a counted handle's retain or release given a handle of another
+/// kind, a released one or a stray pointer.
 @inline(never)
-private func countedObjectSlowPath(_ handle: UnsafeMutableRawPointer, _ kind: vow_counted_kind,
-                                   retaining: Bool) -> Unmanaged<AnyObject>? {
-    let (tag, retain, release): (HandleTag, StaticString, StaticString) = switch kind {
-    case VOW_COUNTED_VALUE: (.value, "vow_value_retain", "vow_value_release")
-    case VOW_COUNTED_ERROR: (.error, "vow_error_retain", "vow_error_release")
-    default: (.promise, "vow_promise_retain", "vow_promise_release")
+private func countedMisuse(found: UInt32, _ kind: vow_counted_kind, retaining: Bool) {
+    let entry = CountedEntry(kind)
+    reportWrongHandle(found: found, expected: entry.tag, in: retaining ? entry.retain : entry.release)
+}
+
+/// `isThisEnginesObject` for a counted handle, once another copy of the engine is loaded.
+@inline(never)
+private func countedIsThisEnginesObject(_ handle: UnsafeMutableRawPointer, _ kind: vow_counted_kind,
+                                        retaining: Bool) -> Bool {
+    let entry = CountedEntry(kind)
+    return checkEngine(of: UnsafeRawPointer(handle), entry.tag, in: retaining ? entry.retain : entry.release)
+}
+
+/// A counted handle's kind as the checks name it: its tag, and its C retain and release.
+private struct CountedEntry {
+    let tag: HandleTag
+    let retain: StaticString
+    let release: StaticString
+
+    init(_ kind: vow_counted_kind) {
+        switch kind {
+        case VOW_COUNTED_VALUE: (tag, retain, release) = (.value, "vow_value_retain", "vow_value_release")
+        case VOW_COUNTED_ERROR: (tag, retain, release) = (.error, "vow_error_retain", "vow_error_release")
+        default: (tag, retain, release) = (.promise, "vow_promise_retain", "vow_promise_release")
+        }
     }
-    return unmanagedHandle(OpaquePointer(handle), tag, as: AnyObject.self, in: retaining ? retain : release)
 }
