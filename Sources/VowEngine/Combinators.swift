@@ -69,7 +69,7 @@ extension Core {
 /// Threads: `inputSettled` runs on the thread that settled the input (or attached to a
 /// settled one); `remaining` is atomic, and `result` is settled once (the first settle
 /// wins).
-final class GatherState: Continuation, @unchecked Sendable {
+final class GatherState: Continuation, ExactlyTyped, @unchecked Sendable {
     // @unchecked: immutable but for the atomic count.
     enum Mode: Sendable {
         case all(@Sendable ([Core]) throws -> StoredValue)
@@ -90,13 +90,6 @@ final class GatherState: Continuation, @unchecked Sendable {
         self.mode = mode
         remaining = Atomic(inputs.count)
         super.init(tag: Continuation.continuationTag)
-    }
-
-    /// `object` if it is a `GatherState` (an exact type check, see `HandlerArray.exactly`).
-    @inline(__always)
-    static func exactly(_ object: Continuation) -> GatherState? {
-        guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(GatherState.self) else { return nil }
-        return unsafeDowncast(object, to: GatherState.self)
     }
 
     /// One registration's input settled.

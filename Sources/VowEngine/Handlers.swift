@@ -325,24 +325,32 @@ struct HandlerList {
 /// More than one registration: owned by the promise's handler list, touched under its
 /// lock only.
 @usableFromInline
-final class HandlerArray {
+final class HandlerArray: ExactlyTyped {
     @usableFromInline var items: [Continuation]
 
     @inlinable
     init(_ items: [Continuation]) { self.items = items }
+}
 
-    /// `object` if it is a `HandlerArray` (an exact type check: one load and a compare,
-    /// where `as?` calls into the runtime).
+/// A final class whose objects share a slot with objects of other classes (a handler
+/// list's word, a promise's back word, a list of continuations) and are told apart by
+/// `exactly(_:)`.
+@usableFromInline
+protocol ExactlyTyped: AnyObject {}
+
+extension ExactlyTyped {
+    /// `object` if its class is exactly this one (an exact type check: one load and a
+    /// compare, where `as?` calls into the runtime).
     @inlinable @inline(__always)
-    static func exactly(_ object: AnyObject) -> HandlerArray? {
-        guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(HandlerArray.self) else { return nil }
-        return unsafeDowncast(object, to: HandlerArray.self)
+    static func exactly(_ object: AnyObject) -> Self? {
+        guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(Self.self) else { return nil }
+        return unsafeDowncast(object, to: Self.self)
     }
 }
 
 /// Rarely used state of a pending promise, out of line so a plain promise stays small.
 /// It goes when the promise settles (see `Core.releaseBack`).
-@usableFromInline final class Extras {
+@usableFromInline final class Extras: ExactlyTyped {
     /// The promise this one waits on.
     @usableFromInline var upstream: Core?
     /// More promises it waits on (combinators wait on many: the rest of their inputs,
@@ -357,13 +365,6 @@ final class HandlerArray {
     var lazyStart: LazyStart?
 
     @usableFromInline init() {}
-
-    /// `object` if it is an `Extras` (an exact type check, see `HandlerArray.exactly`).
-    @inlinable @inline(__always)
-    static func exactly(_ object: AnyObject) -> Extras? {
-        guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(Extras.self) else { return nil }
-        return unsafeDowncast(object, to: Extras.self)
-    }
 }
 
 /// What a promise lets go of when it settles: released by the caller outside the lock, or,

@@ -123,14 +123,7 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// job's reference to this executor. If a dropped job is running on another thread at
     /// this moment, `job` runs after it, there, instead.
     package final func runQueued(_ job: UnownedJob) {
-        exclusion.lock()
-        if running {
-            dropped.append(job)
-            exclusion.unlock()
-            return
-        }
-        running = true
-        exclusion.unlock()
+        guard startRunning(orQueue: job) else { return }
         runExclusively(first: job)
     }
 
@@ -139,17 +132,25 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// running now, on that job's thread.
     package final func runDropped(_ job: UnownedJob) {
         let identity = isolationIdentity
-        exclusion.lock()
-        if running {
-            dropped.append(job)
-            exclusion.unlock()
-            return
-        }
-        running = true
-        exclusion.unlock()
+        guard startRunning(orQueue: job) else { return }
         ThreadState.running(serialDispatcher: identity) {
             runExclusively(first: job)
         }
+    }
+
+    /// Under `exclusion`: if a job of this executor is running, queues `job` in `dropped`
+    /// (the running one runs it next, on its thread) and answers false; otherwise sets
+    /// `running` and answers true, and the caller runs `job` now.
+    @inline(__always)
+    private func startRunning(orQueue job: UnownedJob) -> Bool {
+        exclusion.lock()
+        defer { exclusion.unlock() }
+        if running {
+            dropped.append(job)
+            return false
+        }
+        running = true
+        return true
     }
 
     /// Runs `first`, then the jobs waiting in `dropped`, one at a time; `running` is set.

@@ -532,12 +532,64 @@ test_default_dispatcher_survives_concurrent_replacement(void)
     CHECK_EQ_INT(atomic_load(&race.destroyed), rounds);
 }
 
+/* The retain and release of promises, values and errors (one table of entry points,
+ * Sources/CVow/counted_handles.c): each counts a reference to its own kind only, and
+ * refuses a handle of another kind with a misuse line that names it and changes
+ * nothing. */
+static void
+test_counted_handles_refuse_other_kinds(void)
+{
+    line_log log;
+    log_init(&log);
+    vow_set_misuse_handler(log_line, &log, log_destroy);
+    vow_value *v = vow_value_int(7);
+    vow_error *e = vow_error_new("test", 3, "three");
+    vow_promise *p = vow_promise_fulfilled(v);
+    REQUIRE(v != NULL && e != NULL && p != NULL);
+
+    CHECK_EQ_PTR(vow_promise_retain(p), p);
+    vow_promise_release(p);
+    CHECK_EQ_PTR(vow_value_retain(v), v);
+    vow_value_release(v);
+    CHECK_EQ_PTR(vow_error_retain(e), e);
+    vow_error_release(e);
+    CHECK_EQ_INT(log.count, 0);
+
+    CHECK_NULL(vow_promise_retain((vow_promise *)v));
+    CHECK_EQ_STR(last_line(&log), "vow: vow_promise_retain: expected a vow_promise, got a vow_value");
+    vow_promise_release((vow_promise *)e);
+    CHECK_EQ_STR(last_line(&log), "vow: vow_promise_release: expected a vow_promise, got a vow_error");
+    CHECK_NULL(vow_value_retain((const vow_value *)e));
+    CHECK_EQ_STR(last_line(&log), "vow: vow_value_retain: expected a vow_value, got a vow_error");
+    vow_value_release((const vow_value *)p);
+    CHECK_EQ_STR(last_line(&log), "vow: vow_value_release: expected a vow_value, got a vow_promise");
+    CHECK_NULL(vow_error_retain((const vow_error *)p));
+    CHECK_EQ_STR(last_line(&log), "vow: vow_error_retain: expected a vow_error, got a vow_promise");
+    vow_error_release((const vow_error *)v);
+    CHECK_EQ_STR(last_line(&log), "vow: vow_error_release: expected a vow_error, got a vow_value");
+    CHECK_EQ_INT(log.count, 6);
+
+    /* Nothing was counted by the refused calls: each object is still alive and whole. */
+    CHECK_EQ_INT(vow_promise_state(p), VOW_FULFILLED);
+    int64_t n = 0;
+    CHECK_EQ_INT(vow_value_get_int(v, &n), VOW_OK);
+    CHECK_EQ_INT(n, 7);
+    CHECK_EQ_INT(vow_error_code(e), 3);
+    CHECK_EQ_INT(log.count, 6);
+    vow_set_misuse_handler(NULL, NULL, NULL);
+    vow_promise_release(p);
+    vow_error_release(e);
+    vow_value_release(v);
+    log_free(&log);
+}
+
 TEST_MAIN_BEGIN("test_edges")
     RUN_TEST(test_counts_too_large_are_misuse);
     RUN_TEST(test_plain_arrays_accepted);
     RUN_TEST(test_default_unhandled_report_is_one_line);
     RUN_TEST(test_misuse_lines_routed_and_restored);
     RUN_TEST(test_released_resolver_refused);
+    RUN_TEST(test_counted_handles_refuse_other_kinds);
     RUN_TEST(test_misuse_lines_silenced);
     RUN_TEST(test_misuse_handler_swap_race);
     RUN_TEST(test_resolver_is_used);

@@ -124,7 +124,7 @@ public struct AnyPromise: Sendable {
         AnyPromise(core: core.link(on: dispatcher, ClosureBody { source, link in
             guard let source else { return }
             guard let error = source.error,
-                  !(policy == .allErrorsExceptCancellation && isCancellation(error)) else {
+                  !policy.passesThrough(error) else {
                 link.settle(like: source)
                 return
             }

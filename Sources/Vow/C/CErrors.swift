@@ -26,16 +26,6 @@ public func vow_error_cancelled() -> OpaquePointer? {
 }
 
 @c @implementation
-public func vow_error_retain(_ e: OpaquePointer?) -> OpaquePointer? {
-    retainHandle(e, .error, in: "vow_error_retain")
-}
-
-@c @implementation
-public func vow_error_release(_ e: OpaquePointer?) {
-    releaseHandle(e, .error, in: "vow_error_release")
-}
-
-@c @implementation
 public func vow_error_domain(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
     handle(e, as: VowErrorBox.self, in: "vow_error_domain")?.domainPointer
 }

@@ -1,7 +1,7 @@
 import CVow
 
 // Promises and resolvers (vow.h, "Promises and resolvers").
-// A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolverRef` (see CResolver.swift).
+// A `vow_promise *` is a `Core`, a `vow_resolver *` a `CResolverRef` (see Shared/Resolvers.swift).
 
 // The functions that make a promise are written once, as `func NAME(<its C parameters>,
 // at site:)` with the site to record in debug mode; their C entry points NAME and
@@ -28,16 +28,6 @@ func vow_promise_fulfilled(_ value: OpaquePointer?, at site: Site) -> OpaquePoin
 func vow_promise_rejected(_ error: OpaquePointer?, at site: Site) -> OpaquePointer? {
     guard let error = handle(error, as: VowErrorBox.self, in: "vow_promise_rejected") else { return nil }
     return Core(rejected: error).made(at: site).retainedHandle
-}
-
-@c @implementation
-public func vow_promise_retain(_ p: OpaquePointer?) -> OpaquePointer? {
-    retainHandle(p, .promise, in: "vow_promise_retain")
-}
-
-@c @implementation
-public func vow_promise_release(_ p: OpaquePointer?) {
-    releaseHandle(p, .promise, in: "vow_promise_release")
 }
 
 @c @implementation

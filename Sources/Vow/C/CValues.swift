@@ -80,16 +80,6 @@ public func vow_value_thenable(_ cls: UnsafePointer<vow_thenable_class>?, _ obje
 }
 
 @c @implementation
-public func vow_value_retain(_ v: OpaquePointer?) -> OpaquePointer? {
-    retainHandle(v, .value, in: "vow_value_retain")
-}
-
-@c @implementation
-public func vow_value_release(_ v: OpaquePointer?) {
-    releaseHandle(v, .value, in: "vow_value_release")
-}
-
-@c @implementation
 public func vow_value_kind(_ v: OpaquePointer?) -> vow_kind {
     handle(v, as: VowValue.self, in: "vow_value_kind")?.kind ?? VOW_KIND_INVALID
 }

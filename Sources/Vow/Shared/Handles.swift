@@ -138,15 +138,9 @@ extension CHandleConvertible {
     }
 }
 
-/// Adds a reference to the handle's object (any kind) and returns the pointer; `*_retain`.
-@inline(__always)
-func retainHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: StaticString) -> OpaquePointer? {
-    guard let object = unmanagedHandle(pointer, tag, as: AnyObject.self, in: function) else { return nil }
-    _ = object.retain()
-    return pointer
-}
-
-/// Drops a reference to the handle's object; `*_release`.
+/// Drops a reference to the handle's object (`vow_test_loop_release`,
+/// `vow_trampoline_release`, a promise the C face made and lets go of; the retain and
+/// release of promises, values and errors: `Vow/C/CCountedHandles.swift`).
 @inline(__always)
 func releaseHandle(_ pointer: OpaquePointer?, _ tag: HandleTag, in function: StaticString) {
     unmanagedHandle(pointer, tag, as: AnyObject.self, in: function)?.release()

@@ -113,7 +113,7 @@ struct RecoverBody<T: Sendable>: LinkBody {
             link.settle(like: source)
             return
         }
-        if policy == .allErrorsExceptCancellation && isCancellation(error) {
+        if policy.passesThrough(error) {
             link.settle(like: source)
             return
         }
@@ -151,7 +151,7 @@ struct CatchBody: LinkBody {
             link.fulfil(())
             return
         }
-        if policy == .allErrorsExceptCancellation && isCancellation(error) {
+        if policy.passesThrough(error) {
             link.settle(like: source)
             return
         }

@@ -4,6 +4,13 @@ public enum CatchPolicy: Sendable {
     case allErrorsExceptCancellation
     /// Receive every error, cancellation included.
     case allErrors
+
+    /// Whether a handler with this policy lets `error` pass through unseen (a
+    /// cancellation, under `allErrorsExceptCancellation`).
+    @inline(__always)
+    func passesThrough(_ error: any Error) -> Bool {
+        self == .allErrorsExceptCancellation && isCancellation(error)
+    }
 }
 
 // Every method below registers one link on this promise (the engine's link primitive) and

@@ -72,10 +72,17 @@ extension Promise where T: Sequence, T.Element: Sendable {
     public func firstValue(on dispatcher: any Dispatcher = .default,
                            file: StaticString = #fileID, line: UInt = #line,
                            where test: @escaping @Sendable (T.Element) throws -> Bool) -> Promise<T.Element> {
+        value(on: dispatcher, file: file, line: line, pickedBy: { try $0.first(where: test) },
+              orElse: "firstValue(where:): no value of the sequence satisfied the test")
+    }
+
+    /// The value `pick` finds among the values (`firstValue(where:)`, `lastValue(where:)`);
+    /// none rejects with `VowError.Code.empty` and `emptyMessage`.
+    func value(on dispatcher: any Dispatcher, file: StaticString, line: UInt,
+               pickedBy pick: @escaping @Sendable (T) throws -> T.Element?,
+               orElse emptyMessage: String) -> Promise<T.Element> {
         then(on: dispatcher, file: file, line: line) { values in
-            guard let found = try values.first(where: test) else {
-                throw VowError(.empty, "firstValue(where:): no value of the sequence satisfied the test")
-            }
+            guard let found = try pick(values) else { throw VowError(.empty, emptyMessage) }
             return found
         }
     }
@@ -114,12 +121,8 @@ extension Promise where T: BidirectionalCollection, T.Element: Sendable {
     public func lastValue(on dispatcher: any Dispatcher = .default,
                           file: StaticString = #fileID, line: UInt = #line,
                           where test: @escaping @Sendable (T.Element) throws -> Bool) -> Promise<T.Element> {
-        then(on: dispatcher, file: file, line: line) { values in
-            guard let found = try values.last(where: test) else {
-                throw VowError(.empty, "lastValue(where:): no value of the collection satisfied the test")
-            }
-            return found
-        }
+        value(on: dispatcher, file: file, line: line, pickedBy: { try $0.last(where: test) },
+              orElse: "lastValue(where:): no value of the collection satisfied the test")
     }
 }
 

@@ -1,3 +1,4 @@
+import CVow
 import Dispatch
 import Synchronization
 import Testing
@@ -228,6 +229,10 @@ struct EngineUnitTests {
         #expect(HandleTag.promise.rawValue == Core.promiseTag)
         #expect(HandleTag.released.rawValue == Continuation.releasedTag)
         #expect(handleTagOffset == Continuation.tagOffset)
+        // The tags the C entry points of retain and release pass (vow_counted_handles.h).
+        #expect(VOW_COUNTED_PROMISE.rawValue == HandleTag.promise.rawValue)
+        #expect(VOW_COUNTED_VALUE.rawValue == HandleTag.value.rawValue)
+        #expect(VOW_COUNTED_ERROR.rawValue == HandleTag.error.rawValue)
 
         // Where the compiler put the fields: read through the object's address.
         func start(_ object: AnyObject) -> UnsafeRawPointer {
