@@ -16,8 +16,16 @@ import class Foundation.ProcessInfo
 let vowPath = ProcessInfo.processInfo.environment["VOW_PATH"] ?? ".."
 // Copies of Vow from before VowNIO (its "NIO" trait) are measured without the
 // nio-dispatcher-chain workload.
-let vowHasNIO = (try? String(contentsOfFile: vowPath + "/Package.swift", encoding: .utf8))?
-    .contains("VowNIO") ?? false
+let vowManifest = (try? String(contentsOfFile: vowPath + "/Package.swift", encoding: .utf8)) ?? ""
+let vowHasNIO = vowManifest.contains("VowNIO")
+// One copy of the engine in each program: the workloads link Vow statically (the static
+// product; VowNIO, also static, brings the same copy), and their C code calls that copy's
+// vow_* functions. Linking the dynamic `vow` product besides would load a second copy
+// (libvow.so): Vow then warns on standard error and every C handle check takes the slow
+// path that tells the copies apart. summary.sh builds libvow.so on its own for the C++
+// bench. (Copies of Vow from before VowSwiftOnly call the static product `Vow`.)
+let vowStatic = Target.Dependency.product(name: vowManifest.contains("VowSwiftOnly") ? "VowSwiftOnly" : "Vow",
+                                          package: "Vow")
 
 let package = Package(
     name: "VowBenchmarks",
@@ -32,7 +40,7 @@ let package = Package(
         // symlink in the target folder).
         .target(
             name: "CVowBench",
-            dependencies: [.product(name: "vow", package: "Vow")],
+            dependencies: [vowStatic],
             cSettings: [.headerSearchPath("vow"), .unsafeFlags(["-O2"])]
         ),
         // libuv, for the C server benchmarks on the libuv bridge (Debian: libuv1-dev,
@@ -43,7 +51,7 @@ let package = Package(
         // symlinks to ../../../Bridges; vow.h and vow_uv.h through the `vow` symlink).
         .target(
             name: "CServerBench",
-            dependencies: ["CLibUV", .product(name: "vow", package: "Vow")],
+            dependencies: ["CLibUV", vowStatic],
             cSettings: [.headerSearchPath("vow"), .unsafeFlags(["-O2"])]
         ),
         // Counts malloc/calloc/realloc/posix_memalign/aligned_alloc calls of the whole
@@ -60,7 +68,7 @@ let package = Package(
             dependencies: [
                 "CVowBench",
                 "CServerBench",
-                .product(name: "vow", package: "Vow"),
+                vowStatic,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -78,7 +86,7 @@ let package = Package(
         // Benchmarks/README.md, "One lock".
         .executableTarget(
             name: "LockContention",
-            dependencies: [.product(name: "vow", package: "Vow")],
+            dependencies: [vowStatic],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
