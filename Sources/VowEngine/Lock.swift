@@ -31,10 +31,17 @@ import Darwin
     /// is right and nobody holds the lock.
     @inlinable @inline(__always)
     static func lock(_ word: borrowing Atomic<UInt32>, expecting bits: UInt32) -> UInt32 {
-        let (exchanged, _) = word.compareExchange(expected: bits, desired: bits | lockedBit,
-                                                  successOrdering: .acquiring, failureOrdering: .relaxed)
-        if exchanged { return bits }
+        if tryLock(word, expecting: bits) { return bits }
         return lockContended(word)
+    }
+
+    /// Takes the lock of `word` if nobody holds it and its other bits are `bits`: one
+    /// compare-and-exchange. `lock(_:expecting:)` without the waiting, for an owner that
+    /// calls `lockContended` from a slow path of its own.
+    @inlinable @inline(__always)
+    static func tryLock(_ word: borrowing Atomic<UInt32>, expecting bits: UInt32) -> Bool {
+        word.compareExchange(expected: bits, desired: bits | lockedBit,
+                             successOrdering: .acquiring, failureOrdering: .relaxed).exchanged
     }
 
     @usableFromInline @inline(never)
