@@ -59,29 +59,10 @@ extension ErrorModel.ProcessWideSettings.UnhandledErrorTests {
         }
     }
 
-    /// `VOW_DEBUG` decides while nothing else did: set and not empty or "0" means on; read
-    /// once (a later change of the environment does not matter), and a setting wins.
-    @Test func environmentDecidesOnceWhenNothingElseDid() {
-        let saved = debugModeState.load(ordering: .relaxed)
-        let savedEnvironment = getenv("VOW_DEBUG").map { String(cString: $0) }
-        defer {
-            if let savedEnvironment { setenv("VOW_DEBUG", savedEnvironment, 1) } else { unsetenv("VOW_DEBUG") }
-            debugModeState.store(saved, ordering: .relaxed)
-        }
-        for (value, expected) in [("1", true), ("yes", true), ("0", false), ("", false), (nil, false)] as [(String?, Bool)] {
-            if let value { setenv("VOW_DEBUG", value, 1) } else { unsetenv("VOW_DEBUG") }
-            debugModeState.store(0, ordering: .relaxed)  // unknown: the next read decides
-            #expect(VowRuntime.debugMode == expected, "VOW_DEBUG=\(value ?? "(unset)")")
-            // Read once: changing the environment afterwards changes nothing.
-            setenv("VOW_DEBUG", expected ? "0" : "1", 1)
-            #expect(VowRuntime.debugMode == expected)
-        }
-        // A setting made before the first read wins over the environment.
-        setenv("VOW_DEBUG", "1", 1)
-        debugModeState.store(0, ordering: .relaxed)  // unknown: the next read decides
-        VowRuntime.debugMode = false
-        #expect(VowRuntime.debugMode == false)
-    }
+    // `VOW_DEBUG` deciding while nothing else did (read once; a setting wins) is checked in
+    // Tests/C/test_debug_env.c, one child process per case: here it raced with the promises
+    // other suites make at the same time (each reads the setting, and the first read
+    // decides) and with their getenv (1 failure in 20 runs of the suite).
 
     // MARK: Sites
 
