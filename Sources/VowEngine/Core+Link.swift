@@ -87,8 +87,11 @@ extension LinkBody {
             InlineDispatcher.run(self)
             return
         }
-        // Handed to its dispatcher once.
-        guard !flags.contains(.scheduled) else {
+        // Handed to its dispatcher once; and not at all once its body was claimed: a
+        // cancellation that got there first is disposing the body on its own thread,
+        // outside the lock, so the body (its dispatcher included) is not touched here,
+        // and a job would find nothing to run.
+        guard !flags.contains(.scheduled), !flags.contains(.bodyTaken) else {
             unlock(flags)
             return
         }

@@ -1,4 +1,8 @@
 import Testing
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import Vow
 
 // Races between threads: settling against attaching, many attachers at once, many
@@ -210,4 +214,44 @@ struct RaceTests {
         #expect(eventually { handlerRuns.value == rounds })
         #expect(handlerRuns.value == rounds)
     }
+
+    /// A link cancelled on one thread while its source settles on another: the
+    /// cancellation claims the link's body and disposes it outside the lock; the source's
+    /// settlement must then leave the body alone (no job for the dispatcher, which the
+    /// body holds). Before the fix it took the dispatcher out of the body while the body
+    /// was being disposed (ThreadSanitizer: a Swift access race, seen in `concurrentCancels`)
+    /// and handed the dispatcher a job with nothing to run.
+    @Test("a link cancelled while its source settles: its body is disposed, never scheduled")
+    func cancelDisposingAgainstSettle() throws {
+        let dispatcher = ManualDispatcher()
+        let (source, resolver) = Promise<Int>.pending()
+        let disposing = DispatchSemaphore(value: 0)
+        let carryOn = DispatchSemaphore(value: 0)
+        // The body's only capture: its deinit (the body's disposal, on the cancelling
+        // thread) stops there until the source has settled.
+        let link = source.then(on: dispatcher) { [probe = DisposalProbe {
+            disposing.signal()
+            _ = carryOn.wait(timeout: .now() + Stress.waitSeconds)
+        }] value in
+            probe.touch()
+            return value + 1
+        }
+        let cancelling = startThread { link.cancel() }
+        #expect(disposing.wait(timeout: .now() + Stress.waitSeconds) == .success)
+        resolver.fulfill(41)
+        carryOn.signal()
+        pthread_join(cancelling, nil)
+        #expect(link.isCancelled)
+        #expect(source.isFulfilled)
+        #expect(dispatcher.submitted == 0)
+        #expect(dispatcher.drain() == 0)
+    }
+}
+
+/// Runs `onDeinit` when it is freed (a body's capture, to act inside its disposal).
+private final class DisposalProbe: Sendable {
+    let onDeinit: @Sendable () -> Void
+    init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+    func touch() {}
+    deinit { onDeinit() }
 }
