@@ -767,7 +767,8 @@ vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
  * the one exception to "everything passed in is borrowed": the reference is
  * consumed whatever happens, so returning the promise of a next step is one
  * line, `vow_result_adopt(out, make_step());`, with nothing to release.
- * It is vow_value_promise + vow_result_return + two releases. NULL p (a step
+ * It does what vow_value_promise + vow_result_return + two releases do,
+ * without making the PROMISE value. NULL p (a step
  * that could not start) rejects the derived promise with a VOW_ERROR_TYPE
  * error naming vow_result_adopt, so a failed step is never taken for a
  * value; setting the outcome again replaces it. NULL out, or an out whose

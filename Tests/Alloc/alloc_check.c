@@ -7,7 +7,7 @@
  * library built from swift_links.swift passes through here and is counted; each call is
  * forwarded to glibc's __libc_* entry points, so memory behaves exactly as without it.
  *
- * Usage: alloc_check SWIFT_BUDGET SWIFT_RESOLVED_BUDGET C_BUDGET [LINKS]
+ * Usage: alloc_check SWIFT_BUDGET SWIFT_RESOLVED_BUDGET C_BUDGET C_ADOPT_BUDGET [LINKS]
  * Budgets are allocations per link (decimals allowed). Exit status 0 when every figure is
  * within its budget, 1 otherwise (or when a chain gives a wrong result).
  */
@@ -38,12 +38,13 @@ extern long vow_alloc_swift_links(long n, int mode);
 #pragma weak vow_value_get_int
 #pragma weak vow_error_release
 #pragma weak vow_result_return
+#pragma weak vow_result_adopt
 #pragma weak vow_wait
 
 static int c_interface_present(void) {
     return vow_then && vow_promise_fulfilled && vow_promise_pending && vow_promise_release
         && vow_resolver_fulfill && vow_resolver_release && vow_value_int && vow_value_release
-        && vow_value_get_int && vow_error_release && vow_result_return && vow_wait;
+        && vow_value_get_int && vow_error_release && vow_result_return && vow_result_adopt && vow_wait;
 }
 
 /* The trivial link: passes the value on. */
@@ -52,19 +53,29 @@ static void pass_through(void *ctx, const vow_value *value, vow_result *out) {
     vow_result_return(out, value);
 }
 
+/* A step that returns the next call's promise: here one already fulfilled with the value
+ * (the link adopts it: vow_result_adopt makes no PROMISE value around it). */
+static void adopt_fulfilled(void *ctx, const vow_value *value, vow_result *out) {
+    (void)ctx;
+    vow_result_adopt(out, vow_promise_fulfilled(value));
+}
+
 /*
- * n vow_then links on the default dispatcher, waited for. pending_head 0: the head is
- * fulfilled first (the brief's case); 1: the chain is built on a pending head, which is
- * fulfilled afterwards. Returns the end value (42) or -1.
+ * n vow_then links on the default dispatcher, waited for. mode 0: the head is fulfilled
+ * first (the brief's case); 1: the chain is built on a pending head, which is fulfilled
+ * afterwards; 2: as 0, each link's callback returning a promise to adopt. Returns the end
+ * value (42) or -1.
  */
-static long c_links(long n, int pending_head) {
+static long c_links(long n, int mode) {
+    int pending_head = mode == 1;
+    vow_on_value step = mode == 2 ? adopt_fulfilled : pass_through;
     vow_value *v = vow_value_int(42);
     vow_resolver *r = NULL;
     vow_promise *head = pending_head ? vow_promise_pending(&r) : vow_promise_fulfilled(v);
     vow_promise *p = head;
     vow_promise *first = head;
     for (long i = 0; i < n; i++) {
-        vow_promise *q = vow_then(p, pass_through, NULL, NULL, NULL);
+        vow_promise *q = vow_then(p, step, NULL, NULL, NULL);
         if (p != first) vow_promise_release(p);
         p = q;
     }
@@ -118,14 +129,15 @@ static void check(const char *what, double budget, long n, long expected, long (
 static long swift_chain(long n, int mode) { return vow_alloc_swift_links(n, mode); }
 
 int main(int argc, char **argv) {
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s SWIFT_BUDGET SWIFT_RESOLVED_BUDGET C_BUDGET [LINKS]\n", argv[0]);
+    if (argc < 5) {
+        fprintf(stderr, "usage: %s SWIFT_BUDGET SWIFT_RESOLVED_BUDGET C_BUDGET C_ADOPT_BUDGET [LINKS]\n", argv[0]);
         return 2;
     }
     double swift_budget = atof(argv[1]);
     double swift_resolved_budget = atof(argv[2]);
     double c_budget = atof(argv[3]);
-    long n = argc > 4 ? atol(argv[4]) : 10000;
+    double c_adopt_budget = atof(argv[4]);
+    long n = argc > 5 ? atol(argv[5]) : 10000;
 
     check("Swift then, pending head, .default", swift_budget, n, -2, swift_chain, 1);
     check("Swift then, fulfilled head, .inline", swift_budget, n, -2, swift_chain, 2);
@@ -133,6 +145,7 @@ int main(int argc, char **argv) {
     if (c_interface_present()) {
         check("C vow_then, fulfilled head, default dispatcher", c_budget, n, 42, c_links, 0);
         check("C vow_then, pending head, default dispatcher", c_budget, n, 42, c_links, 1);
+        check("C vow_then, each step adopting (vow_result_adopt)", c_adopt_budget, n, 42, c_links, 2);
     } else {
         printf("C vow_then: libvow.so has no C interface (vow_then missing)\n");
         failures++;

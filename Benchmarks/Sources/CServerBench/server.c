@@ -201,21 +201,13 @@ static void p_returns_blob_id(void *ctx, const vow_value *value, vow_result *out
     vow_value_release(id);
 }
 
-/* A callback's result: the promise `p` (taken), which the derived promise adopts. */
-static void return_promise(vow_result *out, vow_promise *p) {
-    vow_value *carried = vow_value_promise(p);
-    vow_result_return(out, carried);
-    vow_value_release(carried);
-    vow_promise_release(p);
-}
-
 static void p_after_join(void *ctx, const vow_value *both, vow_result *out) {
     struct p_upload *u = ctx;
     int64_t blob_id = 0;
     vow_value_get_int(vow_value_at(both, 0), &blob_id);
     u->has_file = vow_value_kind(vow_value_at(both, 1)) != VOW_KIND_NULL;
     u->version_id = version_id((long)blob_id, u->has_file, 0, ++u->s->clock);
-    return_promise(out, fake_call(returns_nothing, NULL)); /* Version.insert(version).execWithin(tx) */
+    vow_result_adopt(out, fake_call(returns_nothing, NULL)); /* Version.insert(version).execWithin(tx) */
 }
 
 static void p_query_ran(void *ctx, const vow_value *value, vow_result *out) {
@@ -229,7 +221,7 @@ static void p_query_ran(void *ctx, const vow_value *value, vow_result *out) {
 static void p_run_query(void *ctx, const vow_value *query, vow_result *out) {
     (void)ctx;
     (void)query;
-    return_promise(out, fake_call(returns_nothing, NULL)); /* q.execWithin(tx) */
+    vow_result_adopt(out, fake_call(returns_nothing, NULL)); /* q.execWithin(tx) */
 }
 
 static void p_after_version(void *ctx, const vow_value *value, vow_result *out) {
@@ -251,7 +243,7 @@ static void p_after_version(void *ctx, const vow_value *value, vow_result *out) 
     vow_promise *id = vow_then_on(loop_dispatcher, ran, p_query_ran, NULL, u, NULL);
     vow_promise_release(query);
     vow_promise_release(ran);
-    return_promise(out, id);
+    vow_result_adopt(out, id);
 }
 
 static void p_after_file_exists(void *ctx, const vow_value *file_id, vow_result *out) {
@@ -259,19 +251,19 @@ static void p_after_file_exists(void *ctx, const vow_value *file_id, vow_result 
     int64_t id = 0;
     vow_value_get_int(file_id, &id);
     u->file_id = (long)id;
-    return_promise(out, fake_call(returns_nothing, NULL)); /* FileVersion.insert(...).execWithin(tx) */
+    vow_result_adopt(out, fake_call(returns_nothing, NULL)); /* FileVersion.insert(...).execWithin(tx) */
 }
 
 static void p_after_file_version(void *ctx, const vow_value *value, vow_result *out) {
     (void)ctx;
     (void)value;
-    return_promise(out, fake_call(returns_nothing, NULL)); /* File.whereUpdate(...).execWithin(tx) */
+    vow_result_adopt(out, fake_call(returns_nothing, NULL)); /* File.whereUpdate(...).execWithin(tx) */
 }
 
 static void p_commit(void *ctx, const vow_value *value, vow_result *out) {
     (void)ctx;
     (void)value;
-    return_promise(out, fake_call(returns_nothing, NULL)); /* tx.commit() */
+    vow_result_adopt(out, fake_call(returns_nothing, NULL)); /* tx.commit() */
 }
 
 static void p_rollback(void *ctx, const vow_error *error, vow_result *out) {

@@ -38,9 +38,12 @@ public func vow_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
         return
     }
     guard let source = unmanagedHandle(p, .promise, as: Core.self, in: "vow_result_adopt") else { return }
-    defer { source.release() }
-    guard let slot = VowResultSlot.from(out, in: "vow_result_adopt") else { return }
-    slot.pointee.outcome = .returned(VowValue(.promise(source.takeUnretainedValue())))
+    guard let slot = VowResultSlot.from(out, in: "vow_result_adopt") else {
+        source.release()
+        return
+    }
+    // The caller's reference moves into the slot: no PROMISE value around it.
+    slot.pointee.outcome = .adopted(source.takeRetainedValue())
 }
 
 @inline(__always)

@@ -95,12 +95,15 @@ struct CFinallyBody: LinkBody, @unchecked Sendable {
 }
 
 /// The outcome slot behind a `vow_result *`: lives on the stack of the job that runs the
-/// callback, valid only during the call. `vow_result_return` / `_throw` fill it (the value
-/// or error retained; setting again releases the earlier one).
+/// callback, valid only during the call. `vow_result_return` / `_adopt` / `_throw` fill it
+/// (the value, promise or error retained; setting again releases the earlier one).
 struct VowResultSlot {
     enum Outcome {
         case unset
         case returned(VowValue)
+        /// `vow_result_adopt`: the promise to follow, held without a PROMISE value around
+        /// it (what `vow_result_return` of such a value does, one object less).
+        case adopted(Core)
         case threw(VowErrorBox)
     }
 
@@ -149,6 +152,7 @@ extension Core {
             } else {
                 fulfil(value)
             }
+        case .adopted(let source): follow(source)
         case .threw(let error): reject(error)
         }
     }
