@@ -7,19 +7,40 @@ import CVow
 
 /// The cores of a C array of promises; nil (with a diagnostic for a bad handle or a count
 /// too large) for a NULL array with n > 0, a NULL / invalid element or a count that does
-/// not fit (see `validCount`).
+/// not fit (see `validCount`). Every handle is checked before any is kept; the array is
+/// then filled in place, one retain per promise.
 private func cores(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, in function: StaticString) -> [Core]? {
     guard validCount(n, stride: MemoryLayout<OpaquePointer?>.stride, base: UnsafeRawPointer(ps),
                      in: function) else { return nil }
     guard n > 0 else { return [] }
     guard let ps else { return nil }
-    var cores: [Core] = []
-    cores.reserveCapacity(n)
     for index in 0..<n {
-        guard let core = handle(ps[index], as: Core.self, in: function) else { return nil }
-        cores.append(core)
+        guard unmanagedHandle(ps[index], .promise, as: Core.self, in: function) != nil else { return nil }
     }
-    return cores
+    return Array(unsafeUninitializedCapacity: n) { buffer, count in
+        for index in 0..<n {
+            let core = Unmanaged<Core>.fromOpaque(UnsafeRawPointer(ps[index]!))
+            (buffer.baseAddress! + index).initialize(to: core.takeUnretainedValue())
+        }
+        count = n
+    }
+}
+
+/// The elements of a combinator's LIST, `element(input)` for each input in order, filled
+/// in place. The inputs are read as unmanaged references (the array keeps them alive), so
+/// the one retain per element is the LIST's own.
+@inline(__always)
+private func listElements(_ inputs: [Core], _ element: (Core) -> VowValue) -> [VowValue] {
+    inputs.withUnsafeBufferPointer { settled in
+        guard let base = settled.baseAddress else { return [] }
+        let unmanaged = UnsafeRawPointer(base).assumingMemoryBound(to: Unmanaged<Core>.self)
+        return Array(unsafeUninitializedCapacity: settled.count) { buffer, count in
+            for index in settled.indices {
+                (buffer.baseAddress! + index).initialize(to: unmanaged[index]._withUnsafeGuaranteedRef(element))
+            }
+            count = settled.count
+        }
+    }
 }
 
 // Each function is written once, as `func NAME(<its C parameters>, at site:)` with the site
@@ -30,7 +51,7 @@ private func cores(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, in function: 
 func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_when") else { return nil }
     return Core.all(inputs) { settled in
-        StoredValue(VowValue(.list(settled.map(\.cValue))))
+        StoredValue(VowValue(.list(listElements(settled) { $0.cValue })))
     }.made(at: site).retainedHandle
 }
 
@@ -38,7 +59,7 @@ func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> 
 func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> OpaquePointer? {
     guard let inputs = cores(ps, n, in: "vow_join") else { return nil }
     return Core.allSettled(inputs) { settled in
-        StoredValue(VowValue(.list(settled.map(settledElement))))
+        StoredValue(VowValue(.list(listElements(settled, settledElement))))
     }.made(at: site).retainedHandle
 }
 
