@@ -1266,7 +1266,9 @@ vow_after(double seconds);
  * Zero, negative, -INFINITY: the time is up at once (a p already settled
  * may still win); +INFINITY: never times out; NaN: a caller's mistake,
  * treated as 0 and reported with one misuse line on standard error.
- * Returns +1. NULL p returns NULL. Any thread.
+ * Once the result settles the timer is stopped and keeps neither p nor the
+ * result (nor their value) until its deadline. Returns +1. NULL p returns
+ * NULL. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_timeout(vow_promise *VOW_NONNULL p, double seconds) VOW_NONNULL_ARGS(1);

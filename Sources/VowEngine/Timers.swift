@@ -3,8 +3,15 @@ import Dispatch
 /// A one-shot timer, cancellable: on Dispatch's global queue, or on a test loop's virtual
 /// clock (see `TimerClock`).
 final class OneShotTimer: @unchecked Sendable {
-    // @unchecked: DispatchWorkItem is thread-safe, so is VirtualTimer; both set once in init.
+    // @unchecked: DispatchWorkItem and `Locked` are thread-safe, so is VirtualTimer; all
+    // set once in init.
     private let item: DispatchWorkItem?
+    /// A real-clock timer's body, until it fires or is cancelled. Dispatch keeps a
+    /// cancelled work item (and whatever its block captured) until the deadline, so the
+    /// item's block captures only this box, which `cancel` empties at once: a cancelled
+    /// `timeout` of an hour does not keep its promise, its result and their value for an
+    /// hour.
+    private let realBody: Locked<(@Sendable () -> Void)?>?
     private let virtual: VirtualTimer?
 
     /// Fires `body` after `seconds` (see `Timing` for zero, negative, NaN and infinite
@@ -16,24 +23,42 @@ final class OneShotTimer: @unchecked Sendable {
                                    onDrop: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable () -> Void) {
         guard let nanoseconds = Timing.delayNanoseconds(seconds) else {
             item = nil
+            realBody = nil
             virtual = nil
             return
         }
         switch clock {
         case .real:
-            let item = DispatchWorkItem(block: body)
+            let held = Locked<(@Sendable () -> Void)?>(body)
+            let item = DispatchWorkItem { OneShotTimer.take(held)?() }
             self.item = item
+            realBody = held
             virtual = nil
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: item)
         case .loop(let loop):
             item = nil
+            realBody = nil
             virtual = loop.makeTimer(nanoseconds: nanoseconds, onDrop: onDrop, body)
         }
     }
 
     func cancel() {
         item?.cancel()
+        if let realBody {
+            // Released here, outside the lock (its captures may be the last references
+            // to promises whose release runs code).
+            withExtendedLifetime(OneShotTimer.take(realBody)) {}
+        }
         virtual?.cancel()
+    }
+
+    /// Empties `held`, handing back what it held: the body runs at most once, and is
+    /// released by whoever took it.
+    private static func take(_ held: Locked<(@Sendable () -> Void)?>) -> (@Sendable () -> Void)? {
+        held.withLock { body in
+            defer { body = nil }
+            return body
+        }
     }
 }
 

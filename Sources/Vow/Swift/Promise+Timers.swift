@@ -23,7 +23,9 @@ extension Promise {
     /// `VowError.Code.timeout` and cancels this promise (under the upstream rule).
     ///
     /// Zero, negative, -infinity and NaN (a caller's mistake): the time is up at once (a
-    /// promise already settled still wins); +infinity: it never times out.
+    /// promise already settled still wins); +infinity: it never times out. Once the result
+    /// settles the timer is stopped and keeps neither promise (nor the value) until its
+    /// deadline.
     public func timeout(seconds: Double, file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
         Promise(core: core.timeout(seconds: seconds, at: .source(file, line)))
     }

@@ -55,6 +55,32 @@ struct TimerTests {
         #expect(eventually { cancelHandler.value == 1 })
     }
 
+    @Test("timeout: once the promise settled, the timer lets go of it and its value (not at the deadline)")
+    func timeoutLetsGoOfSettledPromise() throws {
+        // Before, the cancelled timer's work item kept the promise, the result and the
+        // value until its deadline (an hour here): a server with a timeout per request
+        // held every finished request's result for the whole timeout.
+        let freed = ErrorModel.Counter()
+        do {
+            let (source, resolver) = Promise<ErrorModel.DeinitTracker>.pending()
+            let guarded = source.timeout(seconds: 3600)
+            resolver.fulfill(ErrorModel.DeinitTracker(freed))
+            try value(of: guarded).touch()
+        }
+        #expect(eventually { freed.count == 1 })
+    }
+
+    @Test("delay: cancelled during the pause, the timer lets go of the value at once")
+    func cancelledDelayLetsGo() throws {
+        let freed = ErrorModel.Counter()
+        do {
+            let delayed = Promise.value(ErrorModel.DeinitTracker(freed)).delay(seconds: 3600)
+            delayed.cancel()
+            #expect(try vowCode(of: delayed, within: 1) == .cancelled)
+        }
+        #expect(eventually { freed.count == 1 })
+    }
+
     @Test("retry: succeeds on the 3rd of 5 attempts, after exactly 3 calls")
     func retrySucceedsOnThird() throws {
         let attempts = Counter()
