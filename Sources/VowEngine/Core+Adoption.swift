@@ -113,15 +113,39 @@ extension Core {
 
     /// True if this promise, or a promise it waits on through its chain of upstreams, is
     /// `target` (a walk over pending promises only, no recursion).
+    ///
+    /// Each step looks at the next promise while the current one is locked (the current
+    /// one holds it then), without taking a reference: when the next one is `target` or
+    /// settled, the walk ends there (the common case: a promise just made, waiting on a
+    /// settled one). Only a pending next promise is retained and walked to; `self` is
+    /// walked from as the caller holds it.
     @usableFromInline final func waits(on target: Core) -> Bool {
-        var current: Core = self
+        var current = Unmanaged.passUnretained(self)
+        var retained = false
         while true {
-            let flags = current.lock()
-            let next = flags.contains(.settled) ? nil : current.upstream
-            current.unlock(flags)
-            guard let next else { return false }
-            if next === target { return true }
+            let next: Unmanaged<Core>?
+            let found: Bool
+            (found, next) = current._withUnsafeGuaranteedRef { promise in
+                let flags = promise.lock()
+                guard !flags.contains(.settled), let peeked = promise.unretainedUpstream else {
+                    promise.unlock(flags)
+                    return (false, nil)
+                }
+                let (isTarget, isSettled) = peeked._withUnsafeGuaranteedRef { next in
+                    (next === target, next.flags.contains(.settled))
+                }
+                if isTarget || isSettled {
+                    promise.unlock(flags)
+                    return (isTarget, nil)
+                }
+                _ = peeked.retain()
+                promise.unlock(flags)
+                return (false, peeked)
+            }
+            if retained { current.release() }
+            guard let next else { return found }
             current = next
+            retained = true
         }
     }
 

@@ -103,13 +103,24 @@ extension Core {
     /// a combinator's first input).
     @inline(__always)
     final var upstream: Core? {
+        unretainedUpstream?.takeUnretainedValue()
+    }
+
+    /// `upstream` without taking a reference: the caller holds the lock, and the promise
+    /// holds what it waits on until then.
+    @inline(__always)
+    final var unretainedUpstream: Unmanaged<Core>? {
         let current = backOrType
         guard current != 0 else { return nil }
         if isInstance(current, of: Extras.self) {
-            return Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue().upstream
+            let extras = Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+            return extras._withUnsafeGuaranteedRef { $0.upstream.map(Unmanaged.passUnretained) }
         }
-        if _slowPath(isInstance(current, of: GatherState.self)) { return gatheredInputs(current).first }
-        return Unmanaged<Core>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+        if _slowPath(isInstance(current, of: GatherState.self)) {
+            let state = Unmanaged<GatherState>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+            return state._withUnsafeGuaranteedRef { $0.inputs.first.map(Unmanaged.passUnretained) }
+        }
+        return Unmanaged<Core>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
     }
 
     /// The inputs of the `GatherState` a combinator result's back word holds.

@@ -135,7 +135,10 @@ import Darwin
 
 /// A boolean that any thread may read and set (a fast "is anything set?" check in front of
 /// a `Locked` setting).
-@usableFromInline final class AtomicFlag: Sendable {
+///
+/// A struct, not an object: a global or static flag is then laid out when the program is
+/// loaded, so reading it is one load, with no lazy initialisation (`swift_once`) first.
+@usableFromInline struct AtomicFlag: ~Copyable, Sendable {
     @usableFromInline let value = Atomic<Bool>(false)
 
     @usableFromInline init() {}

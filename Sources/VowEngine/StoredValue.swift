@@ -196,9 +196,17 @@ private func destroyInline(_ bits: UInt, _ type: Any.Type) {
         return box
     }
 
+    /// The header, read through its pointer: `ManagedBuffer.header` is a class property,
+    /// and every read of it is checked for exclusivity at run time (some 70 instructions).
+    /// The header never changes after `make`.
+    @inlinable
+    var fixedHeader: Header {
+        withUnsafeMutablePointerToHeader { $0.pointee }
+    }
+
     @inlinable
     func withStorage<R>(_ body: (UnsafeMutableRawPointer) throws -> R) rethrows -> R {
-        let offset = header.offset
+        let offset = fixedHeader.offset
         return try withUnsafeMutablePointerToElements { try body(UnsafeMutableRawPointer($0) + offset) }
     }
 
@@ -209,13 +217,13 @@ private func destroyInline(_ bits: UInt, _ type: Any.Type) {
 
     @usableFromInline var anyValue: Any {
         func open<T>(_: T.Type) -> Any { load(T.self) }
-        return _openExistential(header.type, do: open)
+        return _openExistential(fixedHeader.type, do: open)
     }
 
     deinit {
         func destroy<T>(_: T.Type) {
             withStorage { _ = $0.assumingMemoryBound(to: T.self).deinitialize(count: 1) }
         }
-        _openExistential(header.type, do: destroy)
+        _openExistential(fixedHeader.type, do: destroy)
     }
 }

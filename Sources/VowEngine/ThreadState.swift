@@ -72,13 +72,18 @@ import Glibc
     }
 
     /// Runs `body` marking this thread as running a job of the serial dispatcher `id`.
+    /// (One lookup of the thread's state serves both ends: the thread keeps its state for
+    /// its whole life, and nothing replaces it. Specialised for jobs, which return
+    /// nothing: every dispatcher's job runs through here.)
+    @_specialize(exported: true, where R == Void)
     @usableFromInline package static func running<R>(serialDispatcher id: ObjectIdentifier?, _ body: () throws -> R) rethrows -> R {
-        let outer = withCurrent { state in
+        let state = threadStateSlot.object { ThreadState() }
+        let outer = state._withUnsafeGuaranteedRef { state in
             let outer = state.runningSerialDispatcher
             state.runningSerialDispatcher = id
             return outer
         }
-        defer { withCurrent { $0.runningSerialDispatcher = outer } }
+        defer { state._withUnsafeGuaranteedRef { $0.runningSerialDispatcher = outer } }
         return try body()
     }
 }

@@ -148,6 +148,8 @@ func measure(_ workload: Workload) -> [Impl: Cell] {
 
 func format(_ value: Double?, digits: Int = 0) -> String {
     guard let value else { return "—" }
+    // A cell whose measurement failed (0 ops, a missing callgrind dump) reads "n/m", not a trap.
+    guard value.isFinite else { return "n/m" }
     if digits == 0 { return String(Int(value.rounded())) }
     let scaled = (value * pow10(digits)).rounded() / pow10(digits)
     return "\(scaled)"

@@ -75,35 +75,54 @@ final class VowValue: HandleObject, @unchecked Sendable {
     private let cBuffer: UnsafeMutableRawPointer?
 
     /// Makes a value. A `.string` or `.bytes` content is copied once into a C buffer.
+    ///
+    /// One switch over `content`, binding a payload only where one is read (each switch,
+    /// and each bound payload, is a copy of the content otherwise).
     init(_ content: Content) {
-        self.content = content
+        var procedure = false
+        var holds = false
+        var buffer: UnsafeMutableRawPointer?
         switch content {
-        case .promise, .thenable: needsProcedure = true
-        default: needsProcedure = false
-        }
-        switch content {
-        case .list, .promise, .error: mayHoldPromises = true
-        default: mayHoldPromises = false
-        }
-        switch content {
+        case .promise:
+            procedure = true
+            holds = true
+        case .thenable:
+            procedure = true
+        case .list, .error:
+            holds = true
         case .string(let text):
-            var text = text
-            cBuffer = text.withUTF8 { utf8 in
-                let buffer = malloc(utf8.count + 1)!
-                if let base = utf8.baseAddress { memcpy(buffer, base, utf8.count) }
-                buffer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
-                return buffer
-            }
-        case .bytes(let bytes) where !bytes.isEmpty:
-            cBuffer = bytes.withUnsafeBytes { source in
-                let buffer = malloc(source.count)!
-                memcpy(buffer, source.baseAddress!, source.count)
-                return buffer
-            }
+            buffer = VowValue.cCopy(of: text)
+        case .bytes(let bytes):
+            buffer = VowValue.cCopy(of: bytes)
         default:
-            cBuffer = nil
+            break
         }
+        needsProcedure = procedure
+        mayHoldPromises = holds
+        cBuffer = buffer
+        self.content = content
         super.init(tag: .value)
+    }
+
+    /// A malloc'd, NUL-terminated copy of `text`'s UTF-8.
+    private static func cCopy(of text: String) -> UnsafeMutableRawPointer {
+        var text = text
+        return text.withUTF8 { utf8 in
+            let buffer = malloc(utf8.count + 1)!
+            if let base = utf8.baseAddress { memcpy(buffer, base, utf8.count) }
+            buffer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
+            return buffer
+        }
+    }
+
+    /// A malloc'd copy of `bytes`; nil when there are none.
+    private static func cCopy(of bytes: [UInt8]) -> UnsafeMutableRawPointer? {
+        guard !bytes.isEmpty else { return nil }
+        return bytes.withUnsafeBytes { source in
+            let buffer = malloc(source.count)!
+            memcpy(buffer, source.baseAddress!, source.count)
+            return buffer
+        }
     }
 
     deinit {
