@@ -97,8 +97,23 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
             }
             lock.unlock()
             lingered = false
-            for job in batch { job.run() }
+            runBatch()
             batch.removeAll(keepingCapacity: batch.capacity <= 4096)
+        }
+    }
+}
+
+extension SerialDispatcher {
+    /// Runs the jobs of `batch` in order, each without a reference of its own: `batch`
+    /// holds every one until the drain empties it, and nothing else touches it meanwhile
+    /// (a job that submits more appends to `jobs`).
+    private func runBatch() {
+        batch.withUnsafeBufferPointer { jobs in
+            guard let base = jobs.baseAddress else { return }
+            let words = UnsafeRawPointer(base).assumingMemoryBound(to: UnsafeRawPointer.self)
+            for index in 0..<jobs.count {
+                Unmanaged<Continuation>.fromOpaque(words[index])._withUnsafeGuaranteedRef { $0.run() }
+            }
         }
     }
 }
