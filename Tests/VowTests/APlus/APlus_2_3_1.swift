@@ -65,6 +65,34 @@ struct APlus_2_3_1 {
         #expect(try vowCode(of: tail) == .cycle)
     }
 
+    @Test("2.3.1 a cycle through a combinator's first input rejects with the cycle error")
+    func cycleThroughCombinator() throws {
+        let (head, resolver) = Promise<Int>.pending()
+        let gathered = when(fulfilled: [head.map { $0 }, Promise.value(2)]).map { $0.reduce(0, +) }
+        resolver.resolve(gathered)
+        #expect(try vowCode(of: head) == .cycle)
+        #expect(try vowCode(of: gathered) == .cycle)
+    }
+
+    @Test("2.3.1 a cycle through a promise that keeps cancel handlers rejects with the cycle error")
+    func cycleThroughCancelHandlers() throws {
+        let (a, ra) = Promise<Int>.pending()
+        ra.onCancel {}  // `a` keeps what it waits on beside its cancel handlers
+        let (b, rb) = Promise<Int>.pending()
+        ra.resolve(b)
+        rb.resolve(a)
+        #expect(try vowCode(of: b) == .cycle)
+        #expect(try vowCode(of: a) == .cycle)
+    }
+
+    @Test("2.3.1 adopting a pending promise whose chain ends in a settled one is no cycle")
+    func noCycleThroughSettled() throws {
+        let (head, resolver) = Promise<Int>.pending()
+        let settledChain = Promise.value(1).then { Promise.value($0 + 1) }.map { $0 }
+        resolver.resolve(settledChain.map { $0 * 10 })
+        #expect(try head.wait() == 20)
+    }
+
     @Test("2.3.1 a three-promise cycle through resolvers rejects with the cycle error")
     func threePromiseCycle() throws {
         let (a, ra) = Promise<Int>.pending()
