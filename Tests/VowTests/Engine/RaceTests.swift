@@ -215,6 +215,49 @@ struct RaceTests {
         #expect(handlerRuns.value == rounds)
     }
 
+    /// The adoption cycle check walks a pending chain, looking at each next promise under
+    /// the current one's lock without a reference of its own, while other threads settle
+    /// the chain's head or cancel its middle (which lets go of what the walk looks at):
+    /// every adopter ends as the chain did, and nothing is freed under the walk.
+    @Test("adopting a chain while other threads settle or cancel it: adopters end as the chain did")
+    func cycleCheckAgainstSettle() throws {
+        let rounds = Stress.iterations(300)
+        let threads = 4
+        let barrier = SpinBarrier(parties: threads)
+        var cancelledRounds = 0
+        for round in 0..<rounds {
+            let (head, headResolver) = Promise<Int>.pending()
+            let middle = head.then { $0 + 1 }.then { $0 + 1 }
+            let (adopter, adopterResolver) = Promise<Int>.pending()
+            let (other, otherResolver) = Promise<Int>.pending()
+            let cancelling = round % 2 == 1
+            try concurrently(threads) { index in
+                barrier.arriveAndWait()
+                switch index {
+                case 0: adopterResolver.resolve(middle)
+                case 1: otherResolver.resolve(middle.map { $0 })
+                case 2: if cancelling { middle.cancel() } else { headResolver.fulfill(1) }
+                default: headResolver.fulfill(1)
+                }
+            }
+            let chain = try outcome(of: middle)
+            for adopted in [adopter, other] {
+                switch (try outcome(of: adopted), chain) {
+                case (.success(let value), .success(let expected)):
+                    #expect(value == expected)
+                    #expect(value == 3)
+                case (.failure(let error), .failure):
+                    #expect((error as? VowError)?.vowCode == .cancelled)
+                default:
+                    Issue.record("round \(round): an adopter ended otherwise than the chain it adopted")
+                }
+            }
+            if case .failure = chain { cancelledRounds += 1 }
+        }
+        // Half the rounds race a cancel against the head's settling: some must have seen it.
+        #expect(cancelledRounds > 0)
+    }
+
     /// A link cancelled on one thread while its source settles on another: the
     /// cancellation claims the link's body and disposes it outside the lock; the source's
     /// settlement must then leave the body alone (no job for the dispatcher, which the
