@@ -39,6 +39,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700 /* PTHREAD_MUTEX_RECURSIVE */
+/* This file defines the plain names and their _site twins: built with VOW_DEBUG_SITES
+   (a program's CFLAGS), the header's macros would rename the definitions. */
+#undef VOW_DEBUG_SITES
 #include "vow_glib.h"
 
 #include <pthread.h>
@@ -414,13 +417,14 @@ vow_glib__cancel_live(vow_glib__state *st)
 static gboolean vow_glib__on_timeout(gpointer data);
 static void vow_glib__timeout_gone(gpointer data);
 
-/* A new request on d with its pending promise in *p_out, and d's context (borrowed: valid
+/* A new request on d with its pending promise in *p_out (made at site_file:site_line; NULL:
+   the site "C"), and d's context (borrowed: valid
    while the caller keeps d open); NULL if d is not an open dispatcher of this bridge. A
    timeout's source is attached, an async call's cancellable made, before the request is
    on the live list (a close on another thread may stop it from then on). */
 static vow_glib__req *
 vow_glib__req_new(vow_dispatcher *d, int kind, guint interval_ms, vow_promise **p_out,
-                  GMainContext **context_out)
+                  GMainContext **context_out, const char *site_file, int site_line)
 {
     *p_out = NULL;
     if (d == NULL) return NULL;
@@ -439,7 +443,7 @@ vow_glib__req_new(vow_dispatcher *d, int kind, guint interval_ms, vow_promise **
     }
     st->refs++; /* the request's, given back when it is freed */
     *context_out = g_source_get_context(st->source);
-    *p_out = vow_promise_pending(&req->resolver);
+    *p_out = vow_promise_pending_site(site_file, site_line, &req->resolver);
     if (kind == VOW_GLIB__TIMEOUT) {
         req->source = g_timeout_source_new(interval_ms);
         g_source_set_name(req->source, "vow timeout");
@@ -475,11 +479,11 @@ vow_glib__timeout_gone(gpointer data)
 }
 
 vow_promise *
-vow_glib_timeout(vow_dispatcher *d, guint interval_ms)
+vow_glib_timeout_site(const char *site_file, int site_line, vow_dispatcher *d, guint interval_ms)
 {
     vow_promise *p;
     GMainContext *context;
-    return vow_glib__req_new(d, VOW_GLIB__TIMEOUT, interval_ms, &p, &context) != NULL ? p : NULL;
+    return vow_glib__req_new(d, VOW_GLIB__TIMEOUT, interval_ms, &p, &context, site_file, site_line) != NULL ? p : NULL;
 }
 
 static void
@@ -507,11 +511,14 @@ vow_glib__async_ready(GObject *source_object, GAsyncResult *result, gpointer use
 }
 
 vow_promise *
-vow_glib_async(vow_dispatcher *d, vow_glib_start start, vow_glib_finish finish, void *ctx, void (*destroy)(void *ctx))
+vow_glib_async_site(const char *site_file, int site_line, vow_dispatcher *d, vow_glib_start start,
+                    vow_glib_finish finish, void *ctx, void (*destroy)(void *ctx))
 {
     vow_promise *p = NULL;
     GMainContext *context = NULL;
-    vow_glib__req *req = start != NULL && finish != NULL ? vow_glib__req_new(d, VOW_GLIB__ASYNC, 0, &p, &context) : NULL;
+    vow_glib__req *req = start != NULL && finish != NULL
+        ? vow_glib__req_new(d, VOW_GLIB__ASYNC, 0, &p, &context, site_file, site_line)
+        : NULL;
     if (req != NULL && !g_main_context_acquire(context)) {
         /* Another thread owns the context: GIO could not call back there. */
         vow_promise_release(p);
@@ -532,4 +539,18 @@ vow_glib_async(vow_dispatcher *d, vow_glib_start start, vow_glib_finish finish, 
     g_main_context_pop_thread_default(context);
     g_main_context_release(context);
     return p;
+}
+
+/* ---- The plain names: each calls its _site twin with no site (the promise records "C") -- */
+
+vow_promise *
+vow_glib_timeout(vow_dispatcher *d, guint interval_ms)
+{
+    return vow_glib_timeout_site(NULL, 0, d, interval_ms);
+}
+
+vow_promise *
+vow_glib_async(vow_dispatcher *d, vow_glib_start start, vow_glib_finish finish, void *ctx, void (*destroy)(void *ctx))
+{
+    return vow_glib_async_site(NULL, 0, d, start, finish, ctx, destroy);
 }

@@ -34,6 +34,9 @@
  * callback), every hold and every request have let go of it: `refs` counts them.
  */
 #define _POSIX_C_SOURCE 200809L /* uv.h needs POSIX types under a strict -std */
+/* This file defines the plain names and their _site twins: built with VOW_DEBUG_SITES
+   (a program's CFLAGS), the header's macros would rename the definitions. */
+#undef VOW_DEBUG_SITES
 #include "vow_uv.h"
 
 #include <fcntl.h>
@@ -415,10 +418,11 @@ vow_uv__cancel_live(vow_uv__state *st)
     vow_error_release(cancelled);
 }
 
-/* A new request on d's loop with its pending promise in *p_out; NULL if d is not an open
-   dispatcher of this bridge (or memory ran out). */
+/* A new request on d's loop with its pending promise in *p_out, made at site_file:site_line
+   (NULL: the site "C"); NULL if d is not an open dispatcher of this bridge (or memory ran
+   out). */
 static vow_uv__req *
-vow_uv__req_new(vow_dispatcher *d, int kind, vow_promise **p_out)
+vow_uv__req_new(vow_dispatcher *d, int kind, vow_promise **p_out, const char *site_file, int site_line)
 {
     *p_out = NULL;
     if (d == NULL) return NULL;
@@ -439,7 +443,7 @@ vow_uv__req_new(vow_dispatcher *d, int kind, vow_promise **p_out)
     req->kind = kind;
     req->file = -1;
     atomic_init(&req->refs, 2);
-    *p_out = vow_promise_pending(&req->resolver);
+    *p_out = vow_promise_pending_site(site_file, site_line, &req->resolver);
     req->u.req.data = req;
     req->timer.data = req;
     req->next = st->live;
@@ -513,21 +517,21 @@ vow_uv__on_fs(uv_fs_t *fs)
 }
 
 vow_promise *
-vow_uv_fs_open(vow_dispatcher *d, const char *path, int flags, int mode)
+vow_uv_fs_open_site(const char *site_file, int site_line, vow_dispatcher *d, const char *path, int flags, int mode)
 {
     if (path == NULL) return NULL;
     vow_promise *p;
-    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p);
+    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p, site_file, site_line);
     if (req == NULL) return NULL;
     int rc = uv_fs_open(req->loop, &req->u.fs, path, flags, mode, vow_uv__on_fs);
     return rc < 0 ? vow_uv__refused(req, p, rc) : p;
 }
 
 vow_promise *
-vow_uv_fs_read(vow_dispatcher *d, uv_file file, size_t length, int64_t offset)
+vow_uv_fs_read_site(const char *site_file, int site_line, vow_dispatcher *d, uv_file file, size_t length, int64_t offset)
 {
     vow_promise *p;
-    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p);
+    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p, site_file, site_line);
     if (req == NULL) return NULL;
     req->buf = malloc(length > 0 ? length : 1);
     if (req->buf == NULL) return vow_uv__refused(req, p, UV_ENOMEM);
@@ -537,10 +541,10 @@ vow_uv_fs_read(vow_dispatcher *d, uv_file file, size_t length, int64_t offset)
 }
 
 vow_promise *
-vow_uv_fs_close(vow_dispatcher *d, uv_file file)
+vow_uv_fs_close_site(const char *site_file, int site_line, vow_dispatcher *d, uv_file file)
 {
     vow_promise *p;
-    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p);
+    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p, site_file, site_line);
     if (req == NULL) return NULL;
     req->closing = true;
     int rc = uv_fs_close(req->loop, &req->u.fs, file, vow_uv__on_fs);
@@ -548,21 +552,21 @@ vow_uv_fs_close(vow_dispatcher *d, uv_file file)
 }
 
 vow_promise *
-vow_uv_fs_stat(vow_dispatcher *d, const char *path)
+vow_uv_fs_stat_site(const char *site_file, int site_line, vow_dispatcher *d, const char *path)
 {
     if (path == NULL) return NULL;
     vow_promise *p;
-    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p);
+    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p, site_file, site_line);
     if (req == NULL) return NULL;
     int rc = uv_fs_stat(req->loop, &req->u.fs, path, vow_uv__on_fs);
     return rc < 0 ? vow_uv__refused(req, p, rc) : p;
 }
 
 vow_promise *
-vow_uv_fs_fstat(vow_dispatcher *d, uv_file file)
+vow_uv_fs_fstat_site(const char *site_file, int site_line, vow_dispatcher *d, uv_file file)
 {
     vow_promise *p;
-    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p);
+    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p, site_file, site_line);
     if (req == NULL) return NULL;
     int rc = uv_fs_fstat(req->loop, &req->u.fs, file, vow_uv__on_fs);
     return rc < 0 ? vow_uv__refused(req, p, rc) : p;
@@ -682,11 +686,11 @@ vow_uv__read_file_step(uv_fs_t *fs)
 }
 
 vow_promise *
-vow_uv_fs_read_file(vow_dispatcher *d, const char *path, size_t max_bytes)
+vow_uv_fs_read_file_site(const char *site_file, int site_line, vow_dispatcher *d, const char *path, size_t max_bytes)
 {
     if (path == NULL) return NULL;
     vow_promise *p;
-    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__READ_FILE, &p);
+    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__READ_FILE, &p, site_file, site_line);
     if (req == NULL) return NULL;
     req->max = max_bytes < SIZE_MAX ? max_bytes : SIZE_MAX - 1; /* the buffer holds max + 1 */
     int rc = uv_fs_open(req->loop, &req->u.fs, path, O_RDONLY, 0, vow_uv__read_file_step);
@@ -716,10 +720,10 @@ vow_uv__on_getaddrinfo(uv_getaddrinfo_t *gai, int status, struct addrinfo *res)
 }
 
 vow_promise *
-vow_uv_getaddrinfo(vow_dispatcher *d, const char *node, const char *service, const struct addrinfo *hints)
+vow_uv_getaddrinfo_site(const char *site_file, int site_line, vow_dispatcher *d, const char *node, const char *service, const struct addrinfo *hints)
 {
     vow_promise *p;
-    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__GETADDRINFO, &p);
+    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__GETADDRINFO, &p, site_file, site_line);
     if (req == NULL) return NULL;
     int rc = uv_getaddrinfo(req->loop, &req->u.getaddrinfo, vow_uv__on_getaddrinfo, node, service, hints);
     return rc < 0 ? vow_uv__refused(req, p, rc) : p;
@@ -754,10 +758,10 @@ vow_uv__after_work(uv_work_t *work, int status)
 }
 
 vow_promise *
-vow_uv_queue_work(vow_dispatcher *d, vow_uv_work work, void *ctx, void (*destroy)(void *ctx))
+vow_uv_queue_work_site(const char *site_file, int site_line, vow_dispatcher *d, vow_uv_work work, void *ctx, void (*destroy)(void *ctx))
 {
     vow_promise *p;
-    vow_uv__req *req = work != NULL ? vow_uv__req_new(d, VOW_UV__WORK, &p) : NULL;
+    vow_uv__req *req = work != NULL ? vow_uv__req_new(d, VOW_UV__WORK, &p, site_file, site_line) : NULL;
     if (req == NULL) {
         if (destroy != NULL) destroy(ctx);
         return NULL;
@@ -785,13 +789,69 @@ vow_uv__on_timer(uv_timer_t *timer)
 }
 
 vow_promise *
-vow_uv_timer(vow_dispatcher *d, uint64_t timeout_ms)
+vow_uv_timer_site(const char *site_file, int site_line, vow_dispatcher *d, uint64_t timeout_ms)
 {
     vow_promise *p;
-    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__TIMER, &p);
+    vow_uv__req *req = vow_uv__req_new(d, VOW_UV__TIMER, &p, site_file, site_line);
     if (req == NULL) return NULL;
     uv_timer_init(req->loop, &req->timer);
     uv_update_time(req->loop);
     uv_timer_start(&req->timer, vow_uv__on_timer, timeout_ms, 0);
     return p;
+}
+
+/* ---- The plain names: each calls its _site twin with no site (the promise records "C") -- */
+
+vow_promise *
+vow_uv_fs_open(vow_dispatcher *d, const char *path, int flags, int mode)
+{
+    return vow_uv_fs_open_site(NULL, 0, d, path, flags, mode);
+}
+
+vow_promise *
+vow_uv_fs_read(vow_dispatcher *d, uv_file file, size_t length, int64_t offset)
+{
+    return vow_uv_fs_read_site(NULL, 0, d, file, length, offset);
+}
+
+vow_promise *
+vow_uv_fs_close(vow_dispatcher *d, uv_file file)
+{
+    return vow_uv_fs_close_site(NULL, 0, d, file);
+}
+
+vow_promise *
+vow_uv_fs_stat(vow_dispatcher *d, const char *path)
+{
+    return vow_uv_fs_stat_site(NULL, 0, d, path);
+}
+
+vow_promise *
+vow_uv_fs_fstat(vow_dispatcher *d, uv_file file)
+{
+    return vow_uv_fs_fstat_site(NULL, 0, d, file);
+}
+
+vow_promise *
+vow_uv_fs_read_file(vow_dispatcher *d, const char *path, size_t max_bytes)
+{
+    return vow_uv_fs_read_file_site(NULL, 0, d, path, max_bytes);
+}
+
+vow_promise *
+vow_uv_getaddrinfo(vow_dispatcher *d, const char *node, const char *service, const struct addrinfo *hints)
+{
+    return vow_uv_getaddrinfo_site(NULL, 0, d, node, service, hints);
+}
+
+vow_promise *
+vow_uv_queue_work(vow_dispatcher *d, vow_uv_work work, void *ctx, void (*destroy)(void *ctx))
+{
+    return vow_uv_queue_work_site(NULL, 0, d, work, ctx, destroy);
+}
+
+vow_promise *
+vow_uv_timer(vow_dispatcher *d, uint64_t timeout_ms)
+{
+    return vow_uv_timer_site(NULL, 0, d, timeout_ms);
 }

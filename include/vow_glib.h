@@ -206,12 +206,36 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_glib_async(vow_dispatcher *VOW_NULLABLE d, vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish,
                void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
 
+/* ======================================================================
+ * Debug sites. Each function above that returns a promise has a _site twin
+ * that takes the caller's file and line first, as vow.h's do (vow.h, "Debug
+ * mode: where every promise was made"): with debug mode on, the promise
+ * records "file.c:42" instead of "C" (NULL file: "C"). A program compiled
+ * with VOW_DEBUG_SITES defined before including this header calls the twins
+ * through the macros at its end.
+ * ====================================================================== */
+
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_glib_timeout_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                      guint interval_ms);
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_glib_async_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                    vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish,
+                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
 #if defined(__clang__)
 #  pragma clang diagnostic pop
+#endif
+
+/* Function-like, as vow.h's: &vow_glib_timeout and (vow_glib_timeout)(d, 10)
+   still name the plain function. */
+#ifdef VOW_DEBUG_SITES
+#  define vow_glib_timeout(...) vow_glib_timeout_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_glib_async(...)   vow_glib_async_site(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 
 #endif /* VOW_GLIB_H */

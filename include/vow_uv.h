@@ -251,12 +251,63 @@ vow_uv_queue_work(vow_dispatcher *VOW_NULLABLE d, vow_uv_work VOW_NULLABLE work,
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_timer(vow_dispatcher *VOW_NULLABLE d, uint64_t timeout_ms);
 
+/* ======================================================================
+ * Debug sites. Each function above that returns a promise has a _site twin
+ * that takes the caller's file and line first, as vow.h's do (vow.h, "Debug
+ * mode: where every promise was made"): with debug mode on, the promise
+ * records "file.c:42" instead of "C" (NULL file: "C"). A program compiled
+ * with VOW_DEBUG_SITES defined before including this header calls the twins
+ * through the macros at its end.
+ * ====================================================================== */
+
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_open_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                    const char *VOW_NULLABLE path, int flags, int mode);
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_read_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                    uv_file file, size_t length, int64_t offset);
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_close_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d, uv_file file);
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_stat_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                    const char *VOW_NULLABLE path);
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_fstat_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d, uv_file file);
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_fs_read_file_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                         const char *VOW_NULLABLE path, size_t max_bytes);
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_getaddrinfo_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                        const char *VOW_NULLABLE node, const char *VOW_NULLABLE service,
+                        const struct addrinfo *VOW_NULLABLE hints);
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_queue_work_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                       vow_uv_work VOW_NULLABLE work, void *VOW_NULLABLE ctx,
+                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+VOW_EXTERN vow_promise *VOW_NULLABLE
+vow_uv_timer_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
+                  uint64_t timeout_ms);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
 #if defined(__clang__)
 #  pragma clang diagnostic pop
+#endif
+
+/* Function-like, as vow.h's: &vow_uv_timer and (vow_uv_timer)(d, 10) still name
+   the plain function. */
+#ifdef VOW_DEBUG_SITES
+#  define vow_uv_fs_open(...)      vow_uv_fs_open_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_uv_fs_read(...)      vow_uv_fs_read_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_uv_fs_close(...)     vow_uv_fs_close_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_uv_fs_stat(...)      vow_uv_fs_stat_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_uv_fs_fstat(...)     vow_uv_fs_fstat_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_uv_fs_read_file(...) vow_uv_fs_read_file_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_uv_getaddrinfo(...)  vow_uv_getaddrinfo_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_uv_queue_work(...)   vow_uv_queue_work_site(__FILE__, __LINE__, __VA_ARGS__)
+#  define vow_uv_timer(...)        vow_uv_timer_site(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 
 #endif /* VOW_UV_H */

@@ -18,9 +18,10 @@
 #   bridges      Bridges/vow_uv.c and vow_glib.c build into libvow-uv.a / libvow-glib.a
 #                (scripts/lib/vow-bridges.sh: C11, -Wall -Wextra -Werror);
 #   headers      vow_uv.h and vow_glib.h compile alone as C99 (gcc, clang) and C++17 (g++,
-#                clang++) with -Wall -Wextra -pedantic -Werror, every pointer carries a
-#                nullability annotation, and every function they declare is defined in
-#                its archive;
+#                clang++) with -Wall -Wextra -pedantic -Werror (and as C99 with
+#                VOW_DEBUG_SITES), every pointer carries a nullability annotation, every
+#                function they declare is defined in its archive, and every function that
+#                returns a promise has its NAME_site twin and VOW_DEBUG_SITES macro;
 #   programs     every Tests/Loops/test_uv_*.c (linked with libvow-uv.a and libuv) and
 #                test_glib_*.c (libvow-glib.a and GLib), `cc -std=c11 -Wall -Wextra -Werror`,
 #                into Tests/Loops/out/ (git-ignored), run one after the other (60 s each;
@@ -41,7 +42,7 @@ for arg in "$@"; do
         --plain) passes=(plain) ;;
         --valgrind) passes=(valgrind) ;;
         --asan) passes=(asan) ;;
-        -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,31p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-loop-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac
@@ -110,6 +111,26 @@ for name in $(vow_bridge_names); do
             echo "$header: $compiler failed" >>"$header_log"
         fi
     done
+    # Debug sites: every function that returns a promise has its NAME_site twin and its
+    # VOW_DEBUG_SITES macro, and the header compiles with the macros on.
+    makers="$(grep -A1 '^VOW_EXTERN vow_promise \*VOW_NULLABLE$' "$root/include/$header" \
+        | grep -oE "^vow_${name}_[a-z0-9_]+" | grep -v '_site$' | sort -u)"
+    [[ -n "$makers" ]] || { headers_ok=0; echo "$header: no function that returns a promise found" >>"$header_log"; }
+    for maker in $makers; do
+        if ! grep -q "^${maker}_site(" "$root/include/$header"; then
+            headers_ok=0
+            echo "$header: $maker has no ${maker}_site twin" >>"$header_log"
+        fi
+        if ! grep -qE "^#  define ${maker}\(\.\.\.\) +${maker}_site\(__FILE__, __LINE__, __VA_ARGS__\)$" "$root/include/$header"; then
+            headers_ok=0
+            echo "$header: $maker has no VOW_DEBUG_SITES macro" >>"$header_log"
+        fi
+    done
+    if ! gcc -std=c99 -x c -DVOW_DEBUG_SITES -Wall -Wextra -pedantic -Werror -fsyntax-only -I "$root/include" \
+            "${pkg_cflags[@]}" "$tmp/h_$name.c" >>"$header_log" 2>&1; then
+        headers_ok=0
+        echo "$header: does not compile with VOW_DEBUG_SITES" >>"$header_log"
+    fi
     # Nullability completeness: a copy of the header without the line that silences it.
     mkdir -p "$tmp/null_$name"
     grep -v 'ignored "-Wnullability-completeness"' "$root/include/$header" >"$tmp/null_$name/$header"
@@ -139,7 +160,7 @@ for name in $(vow_bridge_names); do
     fi
 done
 if [[ "$headers_ok" -eq 1 ]]; then
-    ok "headers: vow_uv.h, vow_glib.h as C99 and C++17, nullability complete, every function defined"
+    ok "headers: vow_uv.h, vow_glib.h as C99 and C++17, nullability complete, every function defined, every promise maker with its _site twin"
 else
     fail "headers: see $header_log"
     sed 's/^/    /' "$header_log" | tail -20
