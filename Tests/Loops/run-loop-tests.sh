@@ -18,10 +18,11 @@
 #   bridges      Bridges/vow_uv.c and vow_glib.c build into libvow-uv.a / libvow-glib.a
 #                (scripts/lib/vow-bridges.sh: C11, -Wall -Wextra -Werror);
 #   headers      vow_uv.h and vow_glib.h compile alone as C99 (gcc, clang) and C++17 (g++,
-#                clang++) with -Wall -Wextra -pedantic -Werror (and as C99 with
-#                VOW_DEBUG_SITES), every pointer carries a nullability annotation, every
-#                function they declare is defined in its archive, and every function that
-#                returns a promise has its NAME_site twin and VOW_DEBUG_SITES macro;
+#                clang++) with -Wall -Wextra -pedantic -Werror (as C99 also with
+#                VOW_DEBUG_SITES, and so does its bridge), every pointer carries a
+#                nullability annotation, every function they declare is defined in its
+#                archive, and every function that returns a promise has its NAME_site
+#                twin and VOW_DEBUG_SITES macro;
 #   programs     every Tests/Loops/test_uv_*.c (linked with libvow-uv.a and libuv) and
 #                test_glib_*.c (libvow-glib.a and GLib), `cc -std=c11 -Wall -Wextra -Werror`,
 #                into Tests/Loops/out/ (git-ignored), run one after the other (60 s each;
@@ -42,7 +43,7 @@ for arg in "$@"; do
         --plain) passes=(plain) ;;
         --valgrind) passes=(valgrind) ;;
         --asan) passes=(asan) ;;
-        -h|--help) sed -n '2,31p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-loop-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac
@@ -130,6 +131,12 @@ for name in $(vow_bridge_names); do
             "${pkg_cflags[@]}" "$tmp/h_$name.c" >>"$header_log" 2>&1; then
         headers_ok=0
         echo "$header: does not compile with VOW_DEBUG_SITES" >>"$header_log"
+    fi
+    # The bridge itself builds in a program whose CFLAGS define VOW_DEBUG_SITES.
+    if ! gcc -std=c11 -DVOW_DEBUG_SITES -Wall -Wextra -Werror -fsyntax-only -I "$root/include" \
+            "${pkg_cflags[@]}" "$root/Bridges/vow_$name.c" >>"$header_log" 2>&1; then
+        headers_ok=0
+        echo "Bridges/vow_$name.c: does not build with VOW_DEBUG_SITES" >>"$header_log"
     fi
     # Nullability completeness: a copy of the header without the line that silences it.
     mkdir -p "$tmp/null_$name"
