@@ -6,16 +6,6 @@
 #define VOW_DEBUG_SITES
 #include "test_support.h"
 
-/* "FILE:LINE" for a line of this file, as the macros record it. */
-static const char *
-site_of(int line)
-{
-    static char buffers[8][512];
-    static int next;
-    char *buffer = buffers[next++ % 8];
-    snprintf(buffer, sizeof buffers[0], "%s:%d", __FILE__, line);
-    return buffer;
-}
 
 /* The sites the recording handler saw, for errors of domain "t.debug". */
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -90,22 +80,6 @@ throw_debug(void *ctx, const vow_value *value, vow_result *out)
     vow_error *e = vow_error_new("t.debug", 1, "thrown");
     vow_result_throw(out, e);
     vow_error_release(e);
-}
-
-/* What vow_debug_dump_pending writes, as a malloc'ed string; *count gets its return. */
-static char *
-dump_pending(size_t *count)
-{
-    FILE *f = tmpfile();
-    if (f == NULL) abort();
-    *count = vow_debug_dump_pending(f);
-    long size = ftell(f);
-    rewind(f);
-    char *text = calloc(1, (size_t)(size > 0 ? size : 0) + 1);
-    if (text == NULL) abort();
-    if (size > 0) CHECK_EQ_INT(fread(text, 1, (size_t)size, f), size);
-    fclose(f);
-    return text;
 }
 
 static void

@@ -28,6 +28,9 @@
  *       that owns it.
  *   capture_stderr_begin / capture_stderr_end
  *       redirects file descriptor 2 to a pipe to read what the library wrote.
+ *   count_lines_containing / dump_pending / site_of
+ *       reading what the library wrote: lines with a needle, the census of
+ *       pending promises (debug mode), "FILE:LINE" as VOW_DEBUG_SITES records it.
  *   unhandled_counter_install / unhandled_count
  *       an unhandled-error handler that records what it saw.
  *
@@ -619,6 +622,37 @@ capture_stderr_end(stderr_capture *c)
     close(c->pipe_read);
     c->active = 0;
     return buf;
+}
+
+/* "FILE:LINE" for a line of the calling file, as the VOW_DEBUG_SITES macros record it
+ * (eight buffers used in turn: up to eight in one expression). */
+#define site_of(line) ts_site_of(__FILE__, (line))
+static inline const char *
+ts_site_of(const char *file, int line)
+{
+    static char buffers[8][512];
+    static int next;
+    char *buffer = buffers[next++ % 8];
+    snprintf(buffer, sizeof buffers[0], "%s:%d", file, line);
+    return buffer;
+}
+
+/* What vow_debug_dump_pending writes (the census of pending promises), as a malloc'ed
+ * string; *count gets its return. */
+#define dump_pending(count) ts_dump_pending((count), __FILE__, __LINE__)
+static inline char *
+ts_dump_pending(size_t *count, const char *file, int line)
+{
+    FILE *f = tmpfile();
+    if (f == NULL) abort();
+    *count = vow_debug_dump_pending(f);
+    long size = ftell(f);
+    rewind(f);
+    char *text = calloc(1, (size_t)(size > 0 ? size : 0) + 1);
+    if (text == NULL) abort();
+    if (size > 0) ts_check(fread(text, 1, (size_t)size, f) == (size_t)size, file, line, "the census was read back whole");
+    fclose(f);
+    return text;
 }
 
 /* How many lines of text contain needle. */

@@ -7,48 +7,6 @@
 #define VOW_DEBUG_SITES
 #include "glib_support.h"
 
-/* What vow_debug_dump_pending writes, as a malloc'ed string; *count gets its return. */
-static char *
-dump_pending(size_t *count)
-{
-    FILE *f = tmpfile();
-    if (f == NULL) abort();
-    *count = vow_debug_dump_pending(f);
-    long size = ftell(f);
-    rewind(f);
-    char *text = calloc(1, (size_t)(size > 0 ? size : 0) + 1);
-    if (text == NULL) abort();
-    if (size > 0) CHECK_EQ_INT(fread(text, 1, (size_t)size, f), size);
-    fclose(f);
-    return text;
-}
-
-/* How many lines of text begin with prefix. */
-static int
-lines_starting_with(const char *text, const char *prefix)
-{
-    int found = 0;
-    size_t length = strlen(prefix);
-    for (const char *line = text; *line != '\0';) {
-        if (strncmp(line, prefix, length) == 0) found++;
-        const char *end = strchr(line, '\n');
-        if (end == NULL) break;
-        line = end + 1;
-    }
-    return found;
-}
-
-/* "FILE:LINE: pending for" for a line of this file, as the census writes it. */
-static const char *
-census_line(int line)
-{
-    static char buffers[4][600];
-    static int next;
-    char *buffer = buffers[next++ % 4];
-    snprintf(buffer, sizeof buffers[0], "%s:%d: pending for", __FILE__, line);
-    return buffer;
-}
-
 static void
 test_requests_record_their_sites(void)
 {
@@ -71,16 +29,16 @@ test_requests_record_their_sites(void)
     size_t count = 0;
     char *text = dump_pending(&count);
     CHECK_EQ_INT(count, 3);
-    CHECK_EQ_INT(lines_starting_with(text, census_line(timeout_line)), 1);
-    CHECK_EQ_INT(lines_starting_with(text, census_line(async_line)), 0);
-    CHECK_EQ_INT(lines_starting_with(text, "C: pending for"), 2); /* plain and no_file */
+    CHECK_EQ_INT(count_lines_containing(text, site_of(timeout_line)), 1);
+    CHECK_EQ_INT(count_lines_containing(text, site_of(async_line)), 0);
+    CHECK_EQ_INT(count_lines_containing(text, "C: pending for"), 2); /* plain and no_file */
     if (ts_failures) printf("census:\n%s", text);
     free(text);
 
     /* The twins are the requests themselves: a short one fires in the context. */
     int short_line = __LINE__; vow_promise *quick = vow_glib_timeout(d, 1);
     text = dump_pending(&count);
-    CHECK_EQ_INT(lines_starting_with(text, census_line(short_line)), 1);
+    CHECK_EQ_INT(count_lines_containing(text, site_of(short_line)), 1);
     free(text);
     CHECK_EQ_INT(vow_glib_hold(d, quick), VOW_OK);
     CHECK_EQ_INT(vow_glib_run(d), VOW_OK); /* iterates ctx until quick settled */
