@@ -417,11 +417,11 @@ vow_glib__cancel_live(vow_glib__state *st)
 static gboolean vow_glib__on_timeout(gpointer data);
 static void vow_glib__timeout_gone(gpointer data);
 
-/* A new request on d with its pending promise in *p_out (made at site_file:site_line; NULL:
-   the site "C"), and d's context (borrowed: valid
-   while the caller keeps d open); NULL if d is not an open dispatcher of this bridge. A
-   timeout's source is attached, an async call's cancellable made, before the request is
-   on the live list (a close on another thread may stop it from then on). */
+/* A new request on d with its pending promise in *p_out (made at site_file:site_line; NULL
+   file: the site "C") and d's context in *context_out (borrowed: valid while the caller
+   keeps d open); NULL if d is not an open dispatcher of this bridge. A timeout's source is
+   attached, an async call's cancellable made, before the request is on the live list (a
+   close on another thread may stop it from then on). */
 static vow_glib__req *
 vow_glib__req_new(vow_dispatcher *d, int kind, guint interval_ms, vow_promise **p_out,
                   GMainContext **context_out, const char *site_file, int site_line)

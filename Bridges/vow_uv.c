@@ -419,8 +419,8 @@ vow_uv__cancel_live(vow_uv__state *st)
 }
 
 /* A new request on d's loop with its pending promise in *p_out, made at site_file:site_line
-   (NULL: the site "C"); NULL if d is not an open dispatcher of this bridge (or memory ran
-   out). */
+   (NULL file: the site "C"); NULL if d is not an open dispatcher of this bridge (or memory
+   ran out). */
 static vow_uv__req *
 vow_uv__req_new(vow_dispatcher *d, int kind, vow_promise **p_out, const char *site_file, int site_line)
 {
