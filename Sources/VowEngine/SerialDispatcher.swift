@@ -12,7 +12,8 @@ import Glibc
 /// Dispatch queue only when the queue goes from idle to busy. While a drain runs, work
 /// submitted to the same queue (the next link of a chain) is appended and run by the same
 /// loop, which is how a long chain settles without recursion and without a Dispatch
-/// round-trip per link. Jobs run one at a time, in submission order.
+/// round-trip per link. Jobs run one at a time, in submission order, and each is let go of
+/// right after it ran (a finished link nobody holds is freed then, with its value).
 ///
 /// It is also a Swift executor (`executor`, itself): actors and tasks whose executor it is
 /// run their jobs here, in order with the promise callbacks (see `VowExecutor`).
@@ -20,7 +21,9 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
     // @unchecked: `jobs` and `draining` are only touched under `lock`; `swiftJobs` is set
     // once, in init.
     private let lock = VowLock()
-    @exclusivity(unchecked) private var jobs: [Continuation] = []
+    /// The jobs waiting, each retained once (a plain word: adding, swapping and emptying
+    /// the array touch no reference count; the drain releases each job right after it ran).
+    @exclusivity(unchecked) private var jobs: [Unmanaged<Continuation>] = []
     @exclusivity(unchecked) private var draining = false
     private let underlying: DispatchQueue
     /// The Swift jobs waiting in `jobs` (one submission of this object each).
@@ -28,7 +31,7 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
     /// The batch the drain runs, swapped with `jobs`: a stored property rather than a local,
     /// so that both arrays keep their storage from one drain to the next (only the draining
     /// thread touches it).
-    @exclusivity(unchecked) private var batch: [Continuation] = []
+    @exclusivity(unchecked) private var batch: [Unmanaged<Continuation>] = []
     /// What `underlying` runs to drain, made once: submitting it allocates no closure. It
     /// does not retain the dispatcher; `submit` does, for the drain it starts.
     @exclusivity(unchecked) private var drainBlock: (@Sendable @convention(block) () -> Void)!
@@ -42,6 +45,12 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
             self.drain()
             Unmanaged.passUnretained(self).release()  // the reference `submit` took
         }
+    }
+
+    deinit {
+        // A queue with jobs is never freed (a pending drain keeps it alive); were one left,
+        // it is let go of here rather than leaked.
+        for job in jobs { job.release() }
     }
 
     public var isSerial: Bool { true }
@@ -62,7 +71,7 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
 
     @usableFromInline package func submit(_ continuation: Continuation) {
         lock.lock()
-        jobs.append(continuation)
+        jobs.append(Unmanaged.passRetained(continuation))
         let startDrain = !draining
         draining = true
         lock.unlock()
@@ -104,16 +113,15 @@ public final class SerialDispatcher: VowExecutor, Dispatcher, ContinuationSink, 
 }
 
 extension SerialDispatcher {
-    /// Runs the jobs of `batch` in order, each without a reference of its own: `batch`
-    /// holds every one until the drain empties it, and nothing else touches it meanwhile
-    /// (a job that submits more appends to `jobs`).
+    /// Runs the jobs of `batch` in order and lets go of each right after it ran, so that a
+    /// finished job (a link, with the value it settled with) is freed then, not when the
+    /// whole batch is done. Only the draining thread touches `batch` (a job that submits
+    /// more appends to `jobs`).
     private func runBatch() {
-        batch.withUnsafeBufferPointer { jobs in
-            guard let base = jobs.baseAddress else { return }
-            let words = UnsafeRawPointer(base).assumingMemoryBound(to: UnsafeRawPointer.self)
-            for index in 0..<jobs.count {
-                Unmanaged<Continuation>.fromOpaque(words[index])._withUnsafeGuaranteedRef { $0.run() }
-            }
+        for index in batch.indices {
+            let job = batch[index]
+            job._withUnsafeGuaranteedRef { $0.run() }
+            job.release()
         }
     }
 }

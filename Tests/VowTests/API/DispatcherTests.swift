@@ -106,6 +106,28 @@ struct DispatcherTests {
         #expect(queue.isSerial)
     }
 
+    /// A finished job is let go of before the next one runs, not when the drain's whole
+    /// batch is done: a link nobody holds is freed, with its value, right after it ran.
+    /// (Before, the batch kept every job it ran until its end: a server's finished requests
+    /// lived as long as the busiest batch.)
+    @Test("SerialDispatcher frees a finished link (and its value) before it runs the next job")
+    func serialDispatcherLetsGoOfEachJob() throws {
+        let queue = SerialDispatcher(label: "test.serial.release")
+        let freed = Counter()
+        let blocked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        // The two links below wait in the same batch, behind a job that holds the queue.
+        queue.dispatch {
+            blocked.signal()
+            _ = release.wait(timeout: .now() + Stress.waitSeconds)
+        }
+        #expect(wait(blocked))
+        _ = Promise.value(1).map(on: queue) { _ in FreedProbe(freed) }  // nobody keeps it
+        let seen = Promise.value(()).map(on: queue) { freed.value }
+        release.signal()
+        #expect(try value(of: seen) == 1)
+    }
+
     @Test("a dispatcher is not serial unless it says so")
     func isSerialDefault() {
         #expect(!ManualDispatcher().isSerial)
@@ -186,4 +208,11 @@ struct DispatcherTests {
         #expect(plain.withLock { $0 } == 0)
         #expect(try vowCode(of: queued) == .cancelled)
     }
+}
+
+/// Counts its own deinit (a promise's value whose freeing a test watches).
+private final class FreedProbe: Sendable {
+    let counter: Counter
+    init(_ counter: Counter) { self.counter = counter }
+    deinit { counter.increment() }
 }
