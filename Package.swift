@@ -51,10 +51,19 @@ let package = Package(
             name: "VowEngine",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The test loop: a dispatcher whose work runs when a test moves its virtual clock,
+        // built on the engine's interface, outside the engine. Its faces: VowTesting's
+        // TestLoop (Swift) and vow_testing.h (C, in the Vow module, so in every image that
+        // holds the engine).
+        .target(
+            name: "VowTestLoop",
+            dependencies: ["VowEngine"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The faces: Promise<T>, AnyPromise, the C interface (vow.h), libffi calls.
         .target(
             name: "Vow",
-            dependencies: ["VowEngine", "CVow", "CFFI"],
+            dependencies: ["VowEngine", "VowTestLoop", "CVow", "CFFI"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(
@@ -62,11 +71,11 @@ let package = Package(
             dependencies: ["Vow"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        // VowTesting: `TestLoop` over the engine's test loop (the same one C's vow_testing.h
-        // drives in libvow.so).
+        // VowTesting: `TestLoop`, the Swift face of the test loop (VowTestLoop; C drives the
+        // same loop through vow_testing.h).
         .target(
             name: "VowTesting",
-            dependencies: ["Vow"],
+            dependencies: ["Vow", "VowTestLoop"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // A C program's own event loop (a pthread running a vow_dispatcher_new queue), for
