@@ -102,6 +102,9 @@
 //   Timing                                the time rule of every call that takes seconds
 //   Timing.delaySeconds
 //   Timing.delayNanoseconds
+//   RealClockTimer                        Dispatch's clock: the default timers (C hosts without timers)
+//   RealClockTimer.init
+//   RealClockTimer.cancel
 //   Core.retry                            Swift's retry and C's vow_retry (Retry.swift)
 //   Core.lazy                             a promise whose producer starts when first observed
 //

@@ -227,15 +227,21 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     
     /// The calling thread's own default dispatcher, if one is installed here.
     @usableFromInline package static var threadDefault: (any Dispatcher)? {
-        ThreadState.withCurrent { $0.threadDefault?.dispatcher }
+        ThreadState.withCurrent { state in
+            guard let token = state.threadDefault else {
+                state.threadDefault = nil  // a token released elsewhere: forget it now
+                return nil
+            }
+            return token.dispatcher
+        }
     }
 
     /// Makes `dispatcher` what `.default` stands for on the calling thread, for the
     /// callbacks registered here (and the timers asked for here), until the returned token
     /// is released: on any thread, the installing one forgets it at once. Between a scope's
     /// default (`withDefault`, which wins) and the process-wide setting. nil, changing
-    /// nothing, when this thread has one already. The token holds `dispatcher` weakly (a
-    /// dispatcher that is freed stops being the default), so an installer may keep it.
+    /// nothing, when this thread has one already. The token does not retain `dispatcher`,
+    /// so the dispatcher may keep its token; it must release the token before it goes.
     package static func installThreadDefault(_ dispatcher: any Dispatcher) -> ThreadDefault? {
         ThreadState.withCurrent { state -> ThreadDefault? in
             guard state.threadDefault == nil else { return nil }
@@ -323,9 +329,10 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
 /// ends the installation there.
 package final class ThreadDefault: @unchecked Sendable {
     // @unchecked: immutable.
-    /// What `.default` stands for on the thread; weak, so a dispatcher that keeps its token
-    /// is freed as usual (and stops being the default then).
-    weak var dispatcher: (any Dispatcher)?
+    /// What `.default` stands for on the thread. Not retained (the installer may keep the
+    /// token and be the dispatcher): the installer releases the token before the dispatcher
+    /// goes (a test loop closes, dropping its token, when its face is released).
+    unowned(unsafe) let dispatcher: any Dispatcher
 
     init(_ dispatcher: any Dispatcher) {
         self.dispatcher = dispatcher

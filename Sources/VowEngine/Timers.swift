@@ -25,8 +25,9 @@ extension Dispatcher {
     }
 }
 
-/// A timer on Dispatch's global queue: the default `scheduleTimer`.
-final class RealClockTimer: DispatcherTimer, @unchecked Sendable {
+/// A timer on Dispatch's global queue: the default `scheduleTimer` (and a host's, while it
+/// has no timers of its own).
+package final class RealClockTimer: DispatcherTimer, @unchecked Sendable {
     // @unchecked: DispatchWorkItem and `Locked` are thread-safe; both set once in init.
     private let item: DispatchWorkItem?
     /// The body, until it fires or is cancelled. Dispatch keeps a cancelled work item (and
@@ -35,7 +36,7 @@ final class RealClockTimer: DispatcherTimer, @unchecked Sendable {
     /// keep its promise, its result and their value for an hour.
     private let body: Locked<(@Sendable () -> Void)?>
 
-    init(seconds: Double, _ fire: @escaping @Sendable () -> Void) {
+    package init(seconds: Double, _ fire: @escaping @Sendable () -> Void) {
         // Dispatch counts nanoseconds in 63 bits; a longer delay never comes.
         guard seconds.isFinite, seconds < Double(Int64.max / 2) / 1e9 else {
             item = nil
@@ -49,7 +50,7 @@ final class RealClockTimer: DispatcherTimer, @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(max(0, seconds) * 1e9)), execute: item)
     }
 
-    func cancel() {
+    package func cancel() {
         item?.cancel()
         // Released here, outside the lock (its captures may be the last references to
         // promises whose release runs code).

@@ -16,6 +16,11 @@ package final class LoopDispatcher: Dispatcher, ContinuationSink, ExecutorProvid
         core.faceIdentity = ObjectIdentifier(self)
     }
 
+    deinit {
+        // The thread this loop is installed on stops using it first (`ThreadDefault`).
+        core.close()
+    }
+
     package var isSerial: Bool { true }
 
     package func dispatch(_ work: @escaping @Sendable () -> Void) {

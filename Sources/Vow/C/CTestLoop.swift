@@ -115,6 +115,9 @@ public func vow_test_loop_release(_ l: OpaquePointer?) {
     // Closed here, not when the object goes: a run of the loop (this call made from one of
     // its jobs) holds the object until it returns, and must stop now (issue 32).
     guard let loop = unmanagedHandle(l, .testLoop, as: CTestLoop.self, in: "vow_test_loop_release") else { return }
-    loop._withUnsafeGuaranteedRef { $0.core.close() }
+    loop._withUnsafeGuaranteedRef { loop in
+        loop.core.close()
+        DispatcherHandle.forgetDefaultHandle(of: loop.loop)
+    }
     loop.release()
 }
