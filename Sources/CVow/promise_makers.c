@@ -2,6 +2,7 @@
    X_0_2 rows of the table VOW_PROMISE_MAKERS: each calls its NAME_site, which has the same
    parameters (a jump). The functions NAME and NAME_site are Swift, in
    Sources/Vow/C/CPromiseMakers.swift (made by scripts/generate-promise-makers.sh). */
+#include "vow_face_names.h"
 #include "vow.h"
 
 #if defined(__clang__)

@@ -17,12 +17,22 @@
 __attribute__((section(".note.vow.engine"), aligned(4), used, visibility("hidden")))
 struct vow_engine_note vow_engine_this_copy = {
     .name_size = 4,
-    .desc_size = 8,
+    .desc_size = 12,
     .type = VOW_ENGINE_NOTE_TYPE,
     .name = "Vow",
     .layout = VOW_ENGINE_NOTE_LAYOUT,
     .other_copies = 0,
+    .role = 0,
 };
+
+/* The engine's table of C entry points (engine_entries.c): as the dynamic linker resolved
+   it for this image (through the GOT: the first image of the process that defines it),
+   and this image's own. Declared here, in another file than the definition, so that the
+   compiler cannot bind the first to the definition. */
+extern const void *const VowEngineEntries[];
+extern const void *const VowEngineOwnEntries[] __attribute__((visibility("hidden")));
+/* Defined (hidden) in the images that hold libvow.so's entry points (Sources/VowEntryPoints). */
+extern const char VowEntryPointsHere __attribute__((weak, visibility("hidden")));
 
 /* The main program's path, for messages (its dl_iterate_phdr name is ""); read once. */
 static char program_path_buffer[512];
@@ -38,7 +48,7 @@ static const char *program_path(void) {
     return program_path_buffer[0] != '\0' ? program_path_buffer : "the program";
 }
 
-const char *vow_engine_image_path(const void *address) {
+const char *vowengine_image_path(const void *address) {
     Dl_info info;
     struct link_map *image = NULL;
     if (address == NULL) address = &vow_engine_this_copy;
@@ -71,8 +81,9 @@ static bool writable(const struct dl_phdr_info *image, uintptr_t address, size_t
 /* What the walk found. */
 struct copies {
     const char *this_path;      /* the file of this copy */
-    const char *first_other;    /* the file of the first other copy */
-    int others;                 /* how many other copies */
+    const char *first_other;    /* the file of the first other copy in use */
+    int others;                 /* how many other copies in use */
+    bool reported;              /* a copy in use already wrote the line */
 };
 
 static const char *image_name(const struct dl_phdr_info *image) {
@@ -97,13 +108,18 @@ static int visit(struct dl_phdr_info *image, size_t size, void *data) {
             uintptr_t next = desc + ((header[1] + align - 1) & ~(align - 1));
             if (next > end || next <= at) break;
             struct vow_engine_note *note = (struct vow_engine_note *)at;
-            if (note->type == VOW_ENGINE_NOTE_TYPE && note->name_size == 4 && note->desc_size == 8
-                && memcmp(note->name, "Vow", 4) == 0 && note->layout == VOW_ENGINE_NOTE_LAYOUT) {
+            if (note->type == VOW_ENGINE_NOTE_TYPE && note->name_size == 4 && note->desc_size >= 8
+                && memcmp(note->name, "Vow", 4) == 0 && note->layout >= 1) {
+                /* Layout 1 (an older release) has no role: in use. Role 0 of layout 2: its
+                   constructor has not run yet; it counts the others when it does. */
+                uint32_t role = note->layout >= 2 && note->desc_size >= 12
+                    ? __atomic_load_n(&note->role, __ATOMIC_ACQUIRE) : VOW_ENGINE_ROLE_IN_USE;
                 if (note == &vow_engine_this_copy) {
                     found->this_path = image_name(image);
-                } else {
+                } else if (role == VOW_ENGINE_ROLE_IN_USE) {
                     found->others += 1;
                     if (found->first_other == NULL) found->first_other = image_name(image);
+                    if (__atomic_load_n(&note->other_copies, __ATOMIC_ACQUIRE) != 0) found->reported = true;
                     if (writable(image, at, sizeof *note)) {
                         __atomic_store_n(&note->other_copies, 1u, __ATOMIC_RELEASE);
                     }
@@ -115,18 +131,36 @@ static int visit(struct dl_phdr_info *image, size_t size, void *data) {
     return 0;
 }
 
+/* This copy's role (see vow_engine_copies.h): in use when C's entry points reach it (this
+   image defines the table the dynamic linker hands out), or when the image has code of
+   its own that calls it; dormant when the image only holds the engine and the entry
+   points (libvow.so) and the table C uses is another image's. */
+static uint32_t this_copy_role(void) {
+    if ((const void *)VowEngineEntries == (const void *)VowEngineOwnEntries) return VOW_ENGINE_ROLE_IN_USE;
+    Dl_info info;
+    struct link_map *image = NULL;
+    bool main_program = dladdr1(&vow_engine_this_copy, &info, (void **)&image, RTLD_DL_LINKMAP) != 0
+        && image != NULL && (image->l_name == NULL || image->l_name[0] == '\0');
+    return &VowEntryPointsHere != NULL && !main_program ? VOW_ENGINE_ROLE_DORMANT : VOW_ENGINE_ROLE_IN_USE;
+}
+
 /* Runs when this image loads (program start, or dlopen). Every image of the process is
-   mapped by then, so at program start each copy sees all the others; a copy loaded
-   later with dlopen sees the earlier ones and marks them. The first copy to mark itself
-   writes the line, so the process gets one line whatever the order. */
+   mapped by then, and the constructors of the images a program needs run before the
+   program's, so the last copy to decide its role sees every other copy's; a copy loaded
+   later with dlopen sees the earlier ones. Two copies in use: the copy in use that finds
+   it first writes the line and marks both, so the process gets one line whatever the
+   order. A dormant copy says nothing and checks nothing (it serves no handle). */
 __attribute__((constructor))
-static void vow_engine_find_other_copies(void) {
-    struct copies found = { NULL, NULL, 0 };
+static void vowengine_find_other_copies(void) {
+    uint32_t role = this_copy_role();
+    __atomic_store_n(&vow_engine_this_copy.role, role, __ATOMIC_RELEASE);
+    if (role != VOW_ENGINE_ROLE_IN_USE) return;
+    struct copies found = { NULL, NULL, 0, false };
     dl_iterate_phdr(visit, &found);
     if (found.others == 0) return;
-    if (__atomic_exchange_n(&vow_engine_this_copy.other_copies, 1u, __ATOMIC_ACQ_REL) != 0) return;
+    if (__atomic_exchange_n(&vow_engine_this_copy.other_copies, 1u, __ATOMIC_ACQ_REL) != 0 || found.reported) return;
     char line[2048];
-    const char *this_path = found.this_path != NULL ? found.this_path : vow_engine_image_path(NULL);
+    const char *this_path = found.this_path != NULL ? found.this_path : vowengine_image_path(NULL);
     int n;
     if (found.others == 1) {
         n = snprintf(line, sizeof line,
@@ -143,9 +177,10 @@ static void vow_engine_find_other_copies(void) {
     size_t used = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     n = snprintf(line + used, sizeof line - used, "%s\n",
                  "Fix the build: Swift code that shares promises with C links the one libvow.so "
-                 "(SwiftPM: a system-library target on pkg-config vow-swift; swiftc: "
-                 "$(pkg-config --variable=swiftflags vow)), never a copy of its own "
-                 "(the SwiftPM products VowSwiftOnly and Vow are for programs without C code on Vow)");
+                 "(SwiftPM: the program's package lists the product vow, beside VowNIO or VowTesting "
+                 "if it wants them, and a Swift library loaded beside libvow.so depends on vow, not on "
+                 "VowSwiftOnly; installed Vow: a system-library target on pkg-config vow-swift; swiftc: "
+                 "$(pkg-config --variable=swiftflags vow)), never a copy of its own in a library");
     if (n < 0) return;
     used += (size_t)n < sizeof line - used ? (size_t)n : sizeof line - used - 1;
     if (used > 0 && line[used - 1] != '\n') line[used - 1] = '\n';

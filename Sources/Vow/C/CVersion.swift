@@ -4,17 +4,17 @@ import CVow
 // static: C string literals in the binary, never freed.
 
 @c @implementation
-public func vow_version_number() -> Int32 {
+public func vowface_version_number() -> Int32 {
     Int32(VOW_VERSION_NUMBER)
 }
 
 @c @implementation
-public func vow_version() -> UnsafePointer<CChar>? {
+public func vowface_version() -> UnsafePointer<CChar>? {
     cString("0.1.0")
 }
 
 @c @implementation
-public func vow_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
+public func vowface_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
     switch status {
     case VOW_OK.rawValue: return cString("ok")
     case VOW_EINVAL.rawValue: return cString("invalid argument (NULL, or a handle of the wrong type)")
