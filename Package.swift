@@ -5,20 +5,27 @@ import PackageDescription
 // It depends on the toolchain (Swift, Dispatch, Synchronization) and on the system libffi
 // only.
 //
-// One engine per process: promises are objects of one copy of the engine, so a process
-// in which C code uses Vow holds exactly one, libvow.so. The products:
+// One engine per process: promises are objects of one copy of the engine, and a process
+// uses exactly one (ARCHITECTURE.md, "One engine whatever the products"). The products:
 //
 //   vow           the shared library C programs link (libvow.so, `-lvow`, `pkg-config vow`;
-//                 SwiftPM names the file after the product, so the name stays). What
-//                 `make install` builds and installs. Swift code in a process where C uses
-//                 Vow does not depend on it: it links the installed libvow.so through
-//                 pkg-config (README, "One engine per process"), because a package that
-//                 depends on `vow` builds a libvow.so of its own, and which of two files
-//                 named libvow.so a process loads depends on the search order.
-//   VowSwiftOnly  for Swift programs and libraries in which no C code uses Vow: `import Vow`,
-//                 the engine linked into the depending product as SwiftPM chooses (a copy
-//                 of its own). Loaded next to libvow.so, that copy is a second engine: both
-//                 say so when they load and refuse each other's handles.
+//                 SwiftPM names the file after the product, so the name stays): the engine,
+//                 the faces and the C entry points (vow_X). What `make install` builds and
+//                 installs. A Swift program whose C code shares its promises lists it, and
+//                 `import Vow` works through it.
+//   VowNIO        (trait NIO) the swift-nio bridge; VowTesting: the test loop (TestLoop).
+//                 Each links the engine into the program statically (SwiftPM links a
+//                 target's dependencies into each product). Listed beside vow, that copy is
+//                 the one: libvow.so's entry points go to it (the program defines no vow_X of
+//                 its own) and libvow.so's copy stays dormant.
+//   VowSwiftOnly  `import Vow` with the engine linked into the depending product, without
+//                 libvow.so: for Swift programs in which no C code uses Vow. Beside vow in a
+//                 program it is one engine too; in a Swift *library* (.so) loaded beside
+//                 libvow.so it is a second engine (both say so when they load and refuse each
+//                 other's handles): such a library depends on vow instead.
+//
+// A new Swift module over Vow (a compatibility layer, say) is declared like VowTesting: a
+// target that depends on "Vow" and a product of its own; it has the same property.
 //
 // Deprecated, kept for one more release (see MIGRATION.md, "One engine per process"):
 //   Vow           the old name of VowSwiftOnly (it differed from `vow` only by case).
@@ -128,6 +135,7 @@ package.targets.append(contentsOf: [
             "VowNIO",
             .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
             .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NIO"])),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["NIO"])),
         ],
         swiftSettings: [.swiftLanguageMode(.v6)]
