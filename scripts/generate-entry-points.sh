@@ -13,8 +13,9 @@
 #                                           every image that holds the engine
 #   Sources/VowEntryPoints/entry_points.c   vow_X: a jump through VowEngineEntries[i], as
 #                                           the dynamic linker resolved it (the first image
-#                                           of the process that defines it), only in
-#                                           libvow.so (the product vow)
+#                                           of the process that defines it): in libvow.so
+#                                           (the product vow) and VowSwiftOnly, not in
+#                                           VowNIO or VowTesting
 #
 # Usage: scripts/generate-entry-points.sh [--check]   (--check: says whether the files are
 # up to date, changes nothing; Tests/C/header/check_site_twins.sh runs it)
@@ -93,9 +94,7 @@ count=$(printf '%s\n' "$names" | wc -l)
     echo "   whatever the SwiftPM products (ARCHITECTURE.md, \"One engine whatever the products\")."
     echo "   A jump (two instructions), so arguments, results and the stack pass as they are. */"
     echo
-    echo "/* Tells vow_engine_copies.c that this image holds the entry points. */"
-    echo "__attribute__((visibility(\"hidden\"))) const char VowEntryPointsHere = 1;"
-    echo
+
     echo "#if defined(__x86_64__)"
     echo "#  define VOW_ENTRY_(name, index) \\"
     echo "    \".globl \" #name \"\\n.type \" #name \", @function\\n.p2align 4\\n\" #name \":\\n\" \\"

@@ -31,8 +31,9 @@ struct vow_engine_note vow_engine_this_copy = {
    compiler cannot bind the first to the definition. */
 extern const void *const VowEngineEntries[];
 extern const void *const VowEngineOwnEntries[] __attribute__((visibility("hidden")));
-/* Defined (hidden) in the images that hold libvow.so's entry points (Sources/VowEntryPoints). */
-extern const char VowEntryPointsHere __attribute__((weak, visibility("hidden")));
+/* Defined (hidden) in libvow.so itself, the product vow (Sources/VowLibrary): an image with
+   no code of its own that calls the engine. */
+extern const char VowLibraryOnly __attribute__((weak, visibility("hidden")));
 
 /* The main program's path, for messages (its dl_iterate_phdr name is ""); read once. */
 static char program_path_buffer[512];
@@ -133,15 +134,15 @@ static int visit(struct dl_phdr_info *image, size_t size, void *data) {
 
 /* This copy's role (see vow_engine_copies.h): in use when C's entry points reach it (this
    image defines the table the dynamic linker hands out), or when the image has code of
-   its own that calls it; dormant when the image only holds the engine and the entry
-   points (libvow.so) and the table C uses is another image's. */
+   its own that calls it; dormant when the image is libvow.so itself (the engine and the
+   entry points, no code of its own) and the table C uses is another image's. */
 static uint32_t this_copy_role(void) {
     if ((const void *)VowEngineEntries == (const void *)VowEngineOwnEntries) return VOW_ENGINE_ROLE_IN_USE;
     Dl_info info;
     struct link_map *image = NULL;
     bool main_program = dladdr1(&vow_engine_this_copy, &info, (void **)&image, RTLD_DL_LINKMAP) != 0
         && image != NULL && (image->l_name == NULL || image->l_name[0] == '\0');
-    return &VowEntryPointsHere != NULL && !main_program ? VOW_ENGINE_ROLE_DORMANT : VOW_ENGINE_ROLE_IN_USE;
+    return &VowLibraryOnly != NULL && !main_program ? VOW_ENGINE_ROLE_DORMANT : VOW_ENGINE_ROLE_IN_USE;
 }
 
 /* Runs when this image loads (program start, or dlopen). Every image of the process is

@@ -6,9 +6,6 @@
    whatever the SwiftPM products (ARCHITECTURE.md, "One engine whatever the products").
    A jump (two instructions), so arguments, results and the stack pass as they are. */
 
-/* Tells vow_engine_copies.c that this image holds the entry points. */
-__attribute__((visibility("hidden"))) const char VowEntryPointsHere = 1;
-
 #if defined(__x86_64__)
 #  define VOW_ENTRY_(name, index) \
     ".globl " #name "\n.type " #name ", @function\n.p2align 4\n" #name ":\n" \

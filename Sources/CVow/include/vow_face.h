@@ -4,11 +4,11 @@
  *
  * Every function vow_X of vow.h and vow_testing.h is implemented under the name vowface_X
  * (the C face's @c functions, declared here with vow_X's type by vow_face_decls.h;
- * CVow's C files), and the public vow_X is a jump through the engine's table, made only in
- * libvow.so (Sources/VowEntryPoints): so a Swift program that links the engine statically
- * (VowNIO, VowTesting, VowSwiftOnly) beside the product vow defines no vow_X of its own,
- * and C's calls reach the one engine the process uses (ARCHITECTURE.md, "One engine
- * whatever the products"). Swift code of the library calls vowface_X (its own engine);
+ * CVow's C files), and the public vow_X is a jump through the engine's table
+ * (Sources/VowEntryPoints: in libvow.so and VowSwiftOnly, not in VowNIO or VowTesting): so
+ * a Swift program that links the engine statically (VowNIO, VowTesting) beside the product
+ * vow defines no vow_X of its own, and C's calls reach the one engine the process uses
+ * (ARCHITECTURE.md, "One engine whatever the products"). Swift code of the library calls vowface_X (its own engine);
  * Swift tests may call vow_X (they link the entry points). Both generated files come from
  * scripts/generate-entry-points.sh.
  */
