@@ -2,6 +2,9 @@
    vow_promise_release, vow_value_retain, ...), made by the preprocessor from one table:
    each is one call of the Swift function that checks the handle and counts the reference
    (see vow_counted_handles.h). */
+/* The library's own names (vow_face_names.h), hidden: only the engine's table refers to
+   them, by distance (engine_entries.c), which a preemptible symbol would not allow. */
+#define VOW_EXTERN extern __attribute__((visibility("hidden")))
 #include "vow_face_names.h"
 #include "vow.h"
 #include "vow_counted_handles.h"

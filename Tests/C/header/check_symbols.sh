@@ -57,7 +57,7 @@ if [[ "$list_only" -eq 1 ]]; then
 fi
 
 command -v nm >/dev/null 2>&1 || die "nm not found"
-exported="$(nm -D --defined-only "$lib" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort -u)" \
+exported="$(nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "i" { sub(/@.*/, "", $3); print $3 }' | sort -u)" \
     || die "nm failed on $lib"
 
 missing="$(comm -23 <(printf '%s\n' "$names") <(printf '%s\n' "$exported") || true)"
