@@ -1171,8 +1171,12 @@ vow_set_default_dispatcher(vow_dispatcher *VOW_NULLABLE d);
  * serial dispatcher waiting for work queued behind it, or for its own
  * promise) it does not hang, whatever the timeout: it returns VOW_DEADLOCK
  * at once, with *value_out NULL and *error_out set to a VOW_ERROR_DEADLOCK
- * error (+1); p stays pending. (Vow 0.1 answered VOW_PENDING here.) NULL p
- * returns VOW_STATE_INVALID. Any thread.
+ * error (+1); p stays pending. (Vow 0.1 answered VOW_PENDING here.) A wait
+ * runs no loop: a promise that needs a test loop's work or clock
+ * (vow_testing.h, "Waiting") settles only when some thread runs that loop, so
+ * on the loop's thread the wait ends with its time (VOW_PENDING), or with no
+ * limit when another thread runs the loop. NULL p returns VOW_STATE_INVALID.
+ * Any thread.
  */
 VOW_EXTERN vow_state
 vow_wait(vow_promise *VOW_NONNULL p, double timeout_seconds, vow_value *VOW_NULLABLE *VOW_NULLABLE value_out,
