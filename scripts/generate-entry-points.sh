@@ -162,5 +162,5 @@ for pair in "${targets[@]}"; do
         cp "$made" "$file"
     fi
 done
-[ $check -eq 1 ] && [ $stale -eq 0 ] && echo "entry points: $count functions, each a jump through the engine's table"
+[ $check -eq 1 ] && [ $stale -eq 0 ] && echo "entry points: $count functions, each reaching the engine's table (an indirect function with glibc)"
 exit $stale
