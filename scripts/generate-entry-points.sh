@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Writes the C entry points of libvow.so: every function that include/vow.h and
 # include/vow_testing.h declare (the _site twins, the _at names and the counted handles'
-# retain and release included), as a jump through the engine's table (ARCHITECTURE.md,
-# "One engine whatever the products"):
+# retain and release included), each reaching the engine's table as the dynamic linker
+# resolved it (ARCHITECTURE.md, "One engine whatever the products"):
 #
 #   Sources/CVow/include/vow_face_decls.h   vowface_X declared with vow_X's type: the
 #                                           library's own name of each function (the C
 #                                           face's @c functions implement these)
 #   Sources/CVow/include/vow_face_names.h   #define vow_X vowface_X, for CVow's C files that
 #                                           define functions of vow.h (counted handles, _at)
-#   Sources/CVow/engine_entries.c           the table: VowEngineEntries[i] = vowface_X, in
-#                                           every image that holds the engine
-#   Sources/VowEntryPoints/entry_points.c   vow_X: a jump through VowEngineEntries[i], as
-#                                           the dynamic linker resolved it (the first image
-#                                           of the process that defines it): in libvow.so
+#   Sources/CVow/engine_entries.c           the table: VowEngineEntries[i] = the distance to
+#                                           vowface_X, in every image that holds the engine
+#   Sources/VowEntryPoints/entry_points.c   vow_X: an indirect function (glibc) resolved to
+#                                           VowEngineEntries[i] as the dynamic linker
+#                                           resolved the table (the first image of the
+#                                           process that defines it), else a jump: in libvow.so
 #                                           (the product vow) and VowSwiftOnly, not in
 #                                           VowNIO or VowTesting
 #
