@@ -109,15 +109,23 @@ count=$(printf '%s\n' "$names" | wc -l)
     echo
     echo "extern const int64_t VowEngineEntries[];"
     echo
+    echo "/* The resolvers run while the dynamic linker relocates a caller, before any sanitizer's"
+    echo "   run time is set up: never instrumented. */"
+    echo "#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)"
+    echo "#  define VOW_RESOLVER_ __attribute__((no_sanitize(\"address\", \"thread\", \"undefined\")))"
+    echo "#else"
+    echo "#  define VOW_RESOLVER_"
+    echo "#endif"
+    echo
     echo "/* The function entry i reaches (the table as the dynamic linker resolved it). */"
-    echo "__attribute__((visibility(\"hidden\"), used)) void *vowentry_target(long index) {"
+    echo "__attribute__((visibility(\"hidden\"), used)) VOW_RESOLVER_ void *vowentry_target(long index) {"
     echo "    const int64_t *table = VowEngineEntries;"
     echo "    return (char *)table + table[index];"
     echo "}"
     echo
     echo "#if defined(__GLIBC__)"
     echo "#  define VOW_ENTRY_(name, index) \\"
-    echo "    static void *name##_resolver(void) { return vowentry_target(index); } \\"
+    echo "    VOW_RESOLVER_ static void *name##_resolver(void) { return vowentry_target(index); } \\"
     echo "    void name(void) __attribute__((ifunc(#name \"_resolver\")));"
     echo "#elif defined(__x86_64__)"
     echo "#  define VOW_ENTRY_(name, index) \\"

@@ -15,15 +15,23 @@
 
 extern const int64_t VowEngineEntries[];
 
+/* The resolvers run while the dynamic linker relocates a caller, before any sanitizer's
+   run time is set up: never instrumented. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#  define VOW_RESOLVER_ __attribute__((no_sanitize("address", "thread", "undefined")))
+#else
+#  define VOW_RESOLVER_
+#endif
+
 /* The function entry i reaches (the table as the dynamic linker resolved it). */
-__attribute__((visibility("hidden"), used)) void *vowentry_target(long index) {
+__attribute__((visibility("hidden"), used)) VOW_RESOLVER_ void *vowentry_target(long index) {
     const int64_t *table = VowEngineEntries;
     return (char *)table + table[index];
 }
 
 #if defined(__GLIBC__)
 #  define VOW_ENTRY_(name, index) \
-    static void *name##_resolver(void) { return vowentry_target(index); } \
+    VOW_RESOLVER_ static void *name##_resolver(void) { return vowentry_target(index); } \
     void name(void) __attribute__((ifunc(#name "_resolver")));
 #elif defined(__x86_64__)
 #  define VOW_ENTRY_(name, index) \
