@@ -294,7 +294,7 @@ check_one_engine() {
 }
 
 # The wrong builds, on purpose (Tests/TwoEngines), each with a copy of the engine of its
-# own (the SwiftPM product VowSwiftOnly) next to the installed libvow.so: a component
+# own (the SwiftPM products VowTesting, VowSwiftOnly) next to the installed libvow.so: a component
 # that a C program links (both copies load at start), and a Swift program that loads
 # libvow.so later with dlopen (its copy exports no symbol). Built in .build-two-engines
 # (ignored by git), so that the copy compiles once.
@@ -313,7 +313,10 @@ let package = Package(
     products: [.library(name: "Twin", type: .dynamic, targets: ["Twin"])],
     dependencies: [.package(path: "$ROOT")],
     targets: [
-        .target(name: "Twin", dependencies: [.product(name: "VowSwiftOnly", package: "$identity")]),
+        // VowTesting links the engine in without the C entry points: a library with a copy
+        // C's calls never reach (with VowSwiftOnly, whose entry points the library would
+        // export, the copy C reaches depends on the search order).
+        .target(name: "Twin", dependencies: [.product(name: "VowTesting", package: "$identity")]),
         .executableTarget(name: "TwinApp", dependencies: [.product(name: "VowSwiftOnly", package: "$identity")]),
     ]
 )
