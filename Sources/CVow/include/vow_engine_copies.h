@@ -11,7 +11,8 @@
  * Two copies can also be one: a Swift program that links the engine statically (the
  * SwiftPM products VowNIO, VowTesting, VowSwiftOnly) beside the product vow (libvow.so).
  * libvow.so's C entry points jump through the engine's table as the dynamic linker
- * resolved it, the program's, so the copy inside libvow.so is dormant: nothing uses it.
+ * resolved it, the program's, and other images' Swift code binds to the program's Swift
+ * symbols, so the copy inside libvow.so is dormant: nothing can reach it.
  *
  * So every image that holds the engine carries one ELF note, `vow_engine_this_copy`
  * below, in a writable section. When an image loads, its constructor
@@ -51,15 +52,20 @@ struct vow_engine_note {
 #define VOW_ENGINE_NOTE_LAYOUT 2u
 
 /* A copy's role, decided when its image loads (vow_engine_copies.c):
-   IN_USE   code of the process uses it: it is the copy C's entry points reach (the first
-            image that defines the engine's table, VowEngineEntries), or its image has code
-            of its own that calls it directly (a program, a Swift library that linked the
-            engine statically);
-   DORMANT  nothing uses it: the copy inside libvow.so when the program holds a copy of
-            its own (SwiftPM's static products beside the product vow); libvow.so's entry
-            points go to the program's copy, and so do other images' Swift references (the
+   IN_USE   its objects can reach code of the process: it is the copy C's entry points
+            reach (its image is the first that defines the engine's table,
+            VowEngineEntries_D), or its image has code of its own that calls it (every
+            image but libvow.so: a program, a Swift library that linked the engine
+            statically), or the Swift code of another image binds to it (imports a Swift
+            symbol of Vow's modules that resolves into its image);
+   DORMANT  nothing can reach it: libvow.so (known by its mark, VowLibraryOnly) when the
+            table C's entry points use and every Swift import of the other images go to
+            another image's copy (SwiftPM's static products beside the product vow: the
             program is first in the search order and exports what libvow.so defines).
-   0: not decided yet (the image's constructor has not run), or a copy of layout 1. */
+   0: not decided yet (the image's constructor has not run), or a copy of layout 1.
+   A dormant copy is not looked at again: a Swift component loaded later with dlopen that
+   binds to it is not seen (ARCHITECTURE.md, "One engine whatever the products", says when
+   that can happen). */
 #define VOW_ENGINE_ROLE_IN_USE 1u
 #define VOW_ENGINE_ROLE_DORMANT 2u
 
