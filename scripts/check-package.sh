@@ -44,7 +44,9 @@ fi
 
 version=$(vow_version "$ROOT")
 arch=$(dpkg --print-architecture)
-work=$(mktemp -d)
+# Under /tmp, not TMPDIR: the namespace lays overlays over /usr, /etc and /var, and their
+# folders must lie outside them.
+work=$(mktemp -d /tmp/vow-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 before=$(dpkg-query -W -f '${Status}' "libvow$VOW_SOVERSION" 2>/dev/null || true)
 
