@@ -35,7 +35,9 @@ if [ "${1:-}" = "--inside" ]; then
     DEBIAN_FRONTEND=noninteractive dpkg -i "$@" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg -i $*"; }
     dpkg-query -W -f '${Package} ${Version} ${Status}\n' libvow"$VOW_SOVERSION" libvow-dev >"$work/dpkg-query.out"
     [ "$(grep -c "install ok installed" "$work/dpkg-query.out")" -eq 2 ] || { cat "$work/dpkg-query.out"; fail "not installed"; }
-    ldconfig -p | grep -qF "libvow.so.$VOW_SOVERSION " || fail "the ldconfig trigger did not run: ldconfig -p has no libvow.so.$VOW_SOVERSION"
+    # grep without -q reads all of ldconfig's output (with -q it may exit first, and pipefail
+    # then reports ldconfig's SIGPIPE).
+    ldconfig -p | grep -F "libvow.so.$VOW_SOVERSION " >/dev/null || { cat "$work/dpkg.log"; fail "the ldconfig trigger did not run: ldconfig -p has no libvow.so.$VOW_SOVERSION"; }
     echo "  dpkg -i: $(tr '\n' ';' <"$work/dpkg-query.out" | sed 's/;$//; s/;/; /g'), with the toolchain hidden"
     mkdir -p "$work/programs"
     scripts/check-programs.sh "$work/programs" "$hidden"

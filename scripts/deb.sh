@@ -62,7 +62,7 @@ find "$work/debian" -type f -exec chmod go-w {} +
 
 # Documentation: copyright and a Debian changelog (a native package's changelog.gz), one
 # entry per release of CHANGELOG.md with that release's opening paragraph.
-swift_version=$(swiftc --version 2>&1 | head -1)
+swift_version=$(swiftc --version 2>&1 | sed -n 1p)   # sed, not head: reads all (pipefail)
 # The copyright's years: from the first release (CHANGELOG.md) to this build's.
 first=$(sed -n 's/^## \[[0-9.]*\] - \([0-9]\{4\}\).*/\1/p' CHANGELOG.md | tail -1)
 last=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y)

@@ -153,7 +153,7 @@ build a C program with:
   cc app.c \$(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --cflags --libs vow)
 or with CMake (CMAKE_PREFIX_PATH=$PREFIX):
   find_package(Vow $(cut -d. -f1,2 <<<"$VERSION") CONFIG REQUIRED)  target_link_libraries(app PRIVATE Vow::vow)
-a Swift component that shares its promises (same compiler: $(swiftc --version 2>&1 | head -1)):
+a Swift component that shares its promises (same compiler: $(swiftc --version 2>&1 | sed -n 1p)):
   swiftc -emit-library \$(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --variable=swiftflags vow) component.swift
   or, with SwiftPM, a system-library target on pkgConfig "vow-swift" (README, "One engine per process")
 check for leaks with:
