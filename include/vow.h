@@ -128,15 +128,22 @@ extern "C" {
  * Versioning
  * ====================================================================== */
 
+/*
+ * The release, and the one place its version is written: vow_version(),
+ * vow.pc, the CMake package (VowConfigVersion.cmake) and the Debian packages
+ * are made from these three macros (CHANGELOG.md says what each release
+ * changed). A program tests for a function by version, e.g.
+ * `#if VOW_VERSION_NUMBER >= 300` for vow_when_limited.
+ */
 #define VOW_VERSION_MAJOR 0
-#define VOW_VERSION_MINOR 1
+#define VOW_VERSION_MINOR 3
 #define VOW_VERSION_PATCH 0
 /**
  * The header's version as one integer constant, major*10000 + minor*100 +
  * patch. A plain literal so that Swift imports it too; the #if below keeps
  * it equal to its parts.
  */
-#define VOW_VERSION_NUMBER 100
+#define VOW_VERSION_NUMBER 300
 #if VOW_VERSION_NUMBER != VOW_VERSION_MAJOR * 10000 + VOW_VERSION_MINOR * 100 + VOW_VERSION_PATCH
 #  error "VOW_VERSION_NUMBER does not match VOW_VERSION_MAJOR/_MINOR/_PATCH"
 #endif

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
-stages=(build compile swift-tests tsan nio c-tests valgrind asan cpp loops fuzz examples install allocations soak)
+stages=(build compile swift-tests tsan nio c-tests valgrind asan cpp loops fuzz examples install package abi allocations soak)
 [ $# -gt 0 ] && stages=("$@")
 
 passed=0
@@ -32,6 +32,8 @@ stage_build() {
     # compiles without the others (ARCHITECTURE.md, "Layers").
     local interface
     interface=$(scripts/check-engine-interface.sh) || { echo "$interface"; return 1; }
+    # The version is written once, in include/vow.h (CHANGELOG.md).
+    scripts/check-version.sh || return 1
     scripts/check-layers.sh 2>&1 | tee "$log_dir/layers.log" | grep -v "compiles alone"
     test "${PIPESTATUS[0]}" -eq 0
 }
@@ -245,6 +247,17 @@ stage_examples() {
 stage_install() {
     [ -x scripts/check-install.sh ] || { echo "scripts/check-install.sh missing"; return 1; }
     scripts/check-install.sh
+}
+
+stage_package() {
+    # make deb, lintian, and the packages installed with dpkg -i in a private mount
+    # namespace without the Swift toolchain, programs built and run on them.
+    scripts/check-package.sh
+}
+
+stage_abi() {
+    # The C interface against the release's baseline (abi/), and the gate's self-test.
+    scripts/check-abi.sh && scripts/check-abi.sh --self-test
 }
 
 stage_allocations() {

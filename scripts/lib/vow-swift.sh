@@ -6,7 +6,7 @@
 #                               THE recipe for the release library, used by every script:
 #                               `swift build -c release` of the package at ROOT into
 #                               SCRATCH (empty or absent: ROOT/.build-release), with ARGS
-#                               (say `-Xswiftc -static-stdlib`, or `--show-bin-path`)
+#                               (say `--show-bin-path`)
 #   vow_release_bin ROOT        builds the release library into ROOT/.build-release (if it
 #                               is not up to date) and prints its bin directory
 #   vow_swiftc_flags BIN ROOT   sets the array VOW_SWIFTC_FLAGS: what swiftc needs to
