@@ -113,12 +113,14 @@ extension Promise {
     /// PromiseKit's `tap`: `body` sees the outcome as PromiseKit's `Result`
     /// (`.fulfilled`/`.rejected`), then the returned promise settles like this one. Seeing
     /// an error here does not handle it (Vow's `tap`).
+    @inlinable
     public func tap(file: StaticString = #fileID, line: UInt = #line,
                     _ body: @escaping @Sendable (Result<T>) -> Void) -> Promise<T> {
         tap(on: .default, file: file, line: line) { (outcome: Swift.Result<T, any Error>) in body(Result(outcome)) }
     }
 
     /// PromiseKit's `tap` with `on:`/`flags:`.
+    @inlinable
     public func tap(on queue: DispatchQueue?, flags: DispatchWorkItemFlags? = nil,
                     file: StaticString = #fileID, line: UInt = #line,
                     _ body: @escaping @Sendable (Result<T>) -> Void) -> Promise<T> {
