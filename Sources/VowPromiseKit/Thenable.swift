@@ -79,6 +79,7 @@ extension Thenable {
     }
 
     /// PromiseKit's `done`.
+    @discardableResult
     public func done(on queue: DispatchQueue? = .vowDefault, flags: DispatchWorkItemFlags? = nil,
                      _ body: @escaping @Sendable (T) throws -> Void) -> Promise<Void> {
         asPromise().done(on: dispatcher(queue, flags), body)
