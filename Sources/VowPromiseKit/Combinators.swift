@@ -115,9 +115,11 @@ public func when<It: IteratorProtocol, T>(resolved iterator: sending It, concurr
     Guarantee(promise: Vow.when(resolved: iterator, concurrently: concurrently).map(on: .inline) { $0.map(Result.init) })
 }
 
-/// Waits for guarantees: their values, in order.
-public func when<T>(fulfilled guarantees: [Guarantee<T>]) -> Guarantee<[T]> {
-    Guarantee(promise: Vow.when(fulfilled: guarantees.map(\.promise)))
+/// Waits for guarantees: their values, in order. A `Promise`, as PromiseKit's generic
+/// `when(fulfilled:)` over thenables gives (so `catch` and `recover` may follow);
+/// `when(guarantees:)` gives a `Guarantee`.
+public func when<T>(fulfilled guarantees: [Guarantee<T>]) -> Promise<[T]> {
+    Vow.when(fulfilled: guarantees.map(\.promise))
 }
 
 /// Waits for guarantees of `Void`.

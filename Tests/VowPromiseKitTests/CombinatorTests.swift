@@ -131,7 +131,10 @@ final class WhenTests: XCTestCase {
         let (a, b) = when(guarantees: Guarantee.value(1), Guarantee.value("x")).wait()
         XCTAssertEqual(a, 1)
         XCTAssertEqual(b, "x")
-        XCTAssertEqual(when(fulfilled: [Guarantee.value(1), Guarantee.value(2)]).wait(), [1, 2])
+        XCTAssertEqual(try when(fulfilled: [Guarantee.value(1), Guarantee.value(2)]).wait(), [1, 2])
+        // PromiseKit's generic form gives a Promise: recover (or catch) may follow.
+        let recovered: Guarantee<[Int]> = when(fulfilled: [Guarantee.value(3)]).recover { _ in .value([]) }
+        XCTAssertEqual(recovered.wait(), [3])
     }
 }
 
