@@ -50,6 +50,24 @@ final class QueueWithOptions: Dispatcher, @unchecked Sendable {
 
     @usableFromInline
     func dispatch(_ work: @escaping @Sendable () -> Void) {
-        queue.async(group: group, qos: qos, flags: flags, execute: work)
+        guard flags.contains(.barrier) else {
+            queue.async(group: group, qos: qos, flags: flags, execute: work)
+            return
+        }
+        // A barrier is submitted as exactly `.barrier` (libdispatch's barrier_async), and the
+        // other options are applied to the job as it runs: combined with QoS, a group or
+        // other flags, Dispatch makes a block object that carries the barrier flag, and a
+        // wrapper of that block (ThreadSanitizer's, for one) loses it.
+        let rest = flags.subtracting(.barrier).rawValue   // the flags type is not Sendable; its bits are
+        let (qos, group) = (self.qos, self.group)
+        group?.enter()
+        queue.async(flags: .barrier) {
+            if rest == 0, qos == .unspecified {
+                work()
+            } else {
+                DispatchWorkItem(qos: qos, flags: DispatchWorkItemFlags(rawValue: rest), block: work).perform()
+            }
+            group?.leave()
+        }
     }
 }
