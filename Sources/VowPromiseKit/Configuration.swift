@@ -77,14 +77,21 @@ enum Settings {
         }
         catchesAll.store(configuration.catchPolicy == .allErrors, ordering: .relaxed)
         let (map, ret) = configuration.Q
-        if map !== previous.Q.map {
+        if !sameQueue(map, previous.Q.map) {
             VowRuntime.defaultDispatcher = dispatcher(map)
         }
-        if ret !== map {
+        if !sameQueue(ret, map) {
             writeStandardError("VowPromiseKit: conf.Q.return differs from conf.Q.map; Vow has one default "
                                + "dispatcher, conf.Q.map is used for every callback")
         }
     }
+}
+
+/// Whether two `conf.Q` entries are the same queue. On Linux `DispatchQueue.main` and
+/// `.global()` give a new wrapper object each time: those are recognised by their labels.
+func sameQueue(_ a: DispatchQueue?, _ b: DispatchQueue?) -> Bool {
+    guard let a, let b else { return a == nil && b == nil }
+    return a === b || (a.label == b.label && a.label.hasPrefix("com.apple."))
 }
 
 /// One line on standard error, in one write.
