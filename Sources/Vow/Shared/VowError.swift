@@ -106,9 +106,32 @@ public struct VowError: CancellableError, CustomStringConvertible, UnhandledDesc
     }
 }
 
-/// `catch VowError.Code.timeout { }` matches a library error with that code.
-public func ~= (pattern: VowError.Code, value: any Error) -> Bool {
-    (unboxError(value) as? VowError)?.vowCode == pattern
+extension VowError {
+    /// A pattern that matches errors (`VowError.Code` is one): what the `~=` below takes,
+    /// so that it applies to error values only.
+    public protocol CodePattern: Sendable {
+        /// True if `error` is one this pattern stands for.
+        func matches(_ error: any Error) -> Bool
+    }
+}
+
+extension VowError.Code: VowError.CodePattern {
+    /// True for a library error (domain `"vow"`) with this code.
+    public func matches(_ error: any Error) -> Bool {
+        (unboxError(error) as? VowError)?.vowCode == self
+    }
+}
+
+/// `catch VowError.Code.timeout { }` (and `case VowError.Code.timeout:` in a `switch` over
+/// an error) matches a library error with that code.
+///
+/// Generic over both sides, so that Swift considers it only where an error is matched: a
+/// pattern that does not fit another `switch` (`case .fulfilled:` over a `Swift.Result`) is
+/// reported against the value's type ("type 'Result<Int, any Error>' has no member
+/// 'fulfilled'"), not as a missing member of `VowError.Code`, as it was when this operator
+/// took `VowError.Code` and `any Error` directly.
+public func ~= <Pattern: VowError.CodePattern, Value: Error>(pattern: Pattern, value: Value) -> Bool {
+    pattern.matches(value)
 }
 
 /// Errors that box another error (a C `vow_error` around a Swift error) expose it here, so
