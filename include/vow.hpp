@@ -421,7 +421,8 @@ public:
     }
     value &operator=(value &&other) noexcept
     {
-        std::swap(v_, other.v_);
+        /* Empties the source, then lets go of the old handle (safe for self-move). */
+        vow_value_release(std::exchange(v_, std::exchange(other.v_, nullptr)));
         return *this;
     }
     ~value() { vow_value_release(v_); }
@@ -506,7 +507,8 @@ public:
     }
     error &operator=(error &&other) noexcept
     {
-        std::swap(e_, other.e_);
+        /* Empties the source, then lets go of the old handle (safe for self-move). */
+        vow_error_release(std::exchange(e_, std::exchange(other.e_, nullptr)));
         return *this;
     }
     ~error() override { vow_error_release(e_); }
@@ -1470,7 +1472,8 @@ public:
     }
     promise &operator=(promise &&other) noexcept
     {
-        std::swap(p_, other.p_);
+        /* Empties the source, then lets go of the old handle (safe for self-move). */
+        vow_promise_release(std::exchange(p_, std::exchange(other.p_, nullptr)));
         return *this;
     }
     ~promise() { vow_promise_release(p_); }
@@ -1715,7 +1718,8 @@ public:
     }
     resolver &operator=(resolver &&other) noexcept
     {
-        std::swap(r_, other.r_);
+        /* Empties the source, then lets go of the old handle (safe for self-move). */
+        vow_resolver_release(std::exchange(r_, std::exchange(other.r_, nullptr)));
         return *this;
     }
     ~resolver() { vow_resolver_release(r_); }
