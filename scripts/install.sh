@@ -2,6 +2,8 @@
 # Installs Vow for C programs (what `make install PREFIX=...` runs):
 #
 #   PREFIX/include/vow.h
+#   PREFIX/include/vow.hpp          the C++ face (header-only), with its parts
+#                                   PREFIX/include/vow/detail.hpp and vow/vow-inl.hpp
 #   PREFIX/include/vow_testing.h    test loops for C tests (its functions are in libvow.so)
 #   PREFIX/lib/libvow.so
 #   PREFIX/lib/pkgconfig/vow.pc     so that `cc app.c $(pkg-config --cflags --libs vow)` works
@@ -68,6 +70,8 @@ VERSION="$(version_part MAJOR).$(version_part MINOR).$(version_part PATCH)"
 install -d "$PREFIX/include" "$PREFIX/lib/pkgconfig"
 install -m 644 include/vow.h "$PREFIX/include/vow.h"
 install -m 644 include/vow.hpp "$PREFIX/include/vow.hpp"   # the C++ face (header-only, over vow.h)
+install -d "$PREFIX/include/vow"                            # and its parts, which vow.hpp includes:
+install -m 644 include/vow/detail.hpp include/vow/vow-inl.hpp "$PREFIX/include/vow/"
 install -m 644 include/vow_testing.h "$PREFIX/include/vow_testing.h"
 install -m 755 "$BIN/libvow.so" "$PREFIX/lib/libvow.so"
 install -m 644 scripts/vow-valgrind.supp "$PREFIX/lib/vow-valgrind.supp"
