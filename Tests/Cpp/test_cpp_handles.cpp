@@ -245,6 +245,19 @@ test_empty_handles()
 
     /* A combinator over an empty promise answers like vow_when over NULL: an empty promise. */
     CHECK(!vow::when_all(vow::promise<int>::fulfilled(1), empty).valid());
+
+    /* An empty dispatcher (default-constructed, or moved from) answers like NULL d in vow.h. */
+    vow::dispatcher no_dispatcher;
+    CHECK(!no_dispatcher);
+    CHECK(no_dispatcher.handle() == nullptr);
+    CHECK(static_cast<bool>(vow::dispatcher::inline_()));
+    {
+        auto on_nothing = vow::promise<int>::fulfilled(1).then(no_dispatcher, [c = counted()](int x) { return x; });
+        CHECK(!on_nothing.valid());
+    }
+    CHECK_EQ(live(), 0);
+    CHECK(!vow::error());
+    CHECK(static_cast<bool>(vow::error("x", 1, "y")));
 }
 
 static void
