@@ -34,7 +34,8 @@ so=$VOW_SOVERSION
 
 scripts/install.sh "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "scripts/install.sh"; }
 lib="$prefix/lib"
-for file in include/vow.h include/vow.hpp include/vow_testing.h include/vow_uv.h include/vow_glib.h \
+for file in include/vow.h include/vow.hpp include/vow/vow-inl.hpp include/vow/detail.hpp \
+        include/vow_testing.h include/vow_uv.h include/vow_glib.h \
         "lib/libvow.so.$version" lib/libvow-uv.a lib/libvow-glib.a lib/vow-valgrind.supp \
         lib/pkgconfig/vow.pc lib/pkgconfig/vow-uv.pc lib/pkgconfig/vow-glib.pc lib/pkgconfig/vow-swift.pc \
         lib/cmake/Vow/VowConfig.cmake lib/cmake/Vow/VowConfigVersion.cmake lib/vow/swift/module.modulemap; do

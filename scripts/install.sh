@@ -7,6 +7,7 @@
 #
 # For C and C++ programs:
 #   PREFIX/include/vow.h, vow.hpp, vow_testing.h (and vow_uv.h, vow_glib.h below)
+#   PREFIX/include/vow/vow-inl.hpp, detail.hpp    vow.hpp's parts (definitions, internals)
 #   LIBDIR/libvow.so.VERSION         SONAME libvow.so.N (N = VOW_SOVERSION, which counts ABI
 #   LIBDIR/libvow.so.N -> libvow.so.VERSION      breaks: CHANGELOG.md), RUNPATH
 #   LIBDIR/libvow.so -> libvow.so.N              $ORIGIN/vow/runtime-N
@@ -72,6 +73,9 @@ install -d "$DESTDIR$INCLUDEDIR" "$DESTDIR$LIBDIR/pkgconfig" "$DESTDIR$LIBDIR/$r
 for header in vow.h vow.hpp vow_testing.h; do
     install -m 644 "include/$header" "$DESTDIR$INCLUDEDIR/$header"
 done
+# vow.hpp's parts, which it includes: the definitions and the internals
+install -d "$DESTDIR$INCLUDEDIR/vow"
+install -m 644 include/vow/vow-inl.hpp include/vow/detail.hpp "$DESTDIR$INCLUDEDIR/vow/"
 
 # The library under its versioned name, with its SONAME and a RUNPATH beside it instead of
 # the toolchain's directory (SwiftPM links neither; patchelf edits the installed copy, so the
