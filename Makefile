@@ -1,6 +1,6 @@
 # Vow: the two commands of the README, and a few more.
 #   make demo       C and Swift share one promise chain (the main example)
-#   make test       every test: Swift (+ ThreadSanitizer), C (+ valgrind), libuv/GLib, fuzz, examples,
+#   make test       every test: Swift (+ ThreadSanitizer), the docs, C (+ valgrind), libuv/GLib, fuzz, examples,
 #                   install, the Debian packages, the ABI gate
 #   make install PREFIX=/usr/local [LIBDIR=...] [DESTDIR=...]
 #                   vow.h, vow.hpp, vow_testing.h; libvow.so.VERSION (SONAME libvow.so.0) with the

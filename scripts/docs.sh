@@ -116,7 +116,7 @@ convert() {
 }
 
 swift_docs() {
-    local line name build reexported archives=()
+    local line name build reexported
     for line in "${VOW_DOCS_MODULES[@]}"; do
         read -r name build reexported <<<"$line"
         if [ -z "${VOW_DOCS_SYMBOL_GRAPHS:-}" ]; then
@@ -124,9 +124,8 @@ swift_docs() {
         fi
         "${DOCS_PY[@]}" prepare "$GRAPHS/$name" || problems=$((problems + 1))
         convert "$name" || problems=$((problems + 1))
-        archives+=("$OUT/$name.doccarchive")
     done
-    local reached module symbols
+    local module symbols
     for module in $(printf '%s\n' "${VOW_DOCS_REACHED[@]}" | cut -d/ -f1 | sort -u); do
         symbols=$(printf '%s\n' "${VOW_DOCS_REACHED[@]}" | sed -n "s|^$module/||p")
         # shellcheck disable=SC2086
@@ -204,4 +203,6 @@ if [ "$problems" -gt 0 ]; then
     echo "docs: FAILED ($problems problems above; logs in $OUT/logs)"
     exit 1
 fi
-echo "docs: $OUT/site (index.html), archives and header reference in $OUT"
+echo "docs: ok ($PARTS) in $OUT"
+[[ " $PARTS " == *" site "* ]] && echo "docs: the site: $OUT/site/index.html"
+exit 0
