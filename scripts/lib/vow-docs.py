@@ -14,7 +14,7 @@
         vow.h's functions are public Swift symbols only because the implementation of a C
         declaration must be; their identifiers are C's (`c:`). They are the C interface,
         documented once, in the headers' reference; in Vow's Swift documentation they would
-        be 140 functions without a word.
+        be 137 functions without a word.
       - prints a warning, with file and line, for each public symbol without a doc comment
         (the members the compiler synthesizes, Hashable's hashValue and such, excepted),
         and exits 1 if there is one.
