@@ -128,7 +128,8 @@ extern "C" {
  * Versioning
  * ====================================================================== */
 
-/*
+/** @{ */
+/**
  * The release, and the one place its version is written: vow_version(),
  * vow.pc, the CMake package (VowConfigVersion.cmake) and the Debian packages
  * are made from these three macros (CHANGELOG.md says what each release
@@ -138,9 +139,10 @@ extern "C" {
 #define VOW_VERSION_MAJOR 0
 #define VOW_VERSION_MINOR 3
 #define VOW_VERSION_PATCH 0
+/** @} */
 /**
  * The header's version as one integer constant, major*10000 + minor*100 +
- * patch. A plain literal so that Swift imports it too; the #if below keeps
+ * patch. A plain literal so that Swift imports it too; the `#if` below keeps
  * it equal to its parts.
  */
 #define VOW_VERSION_NUMBER 300
@@ -977,6 +979,7 @@ vow_consume(vow_promise *VOW_NULLABLE prev, vow_promise *VOW_NULLABLE next);
  * dispatcher sees its objects on that loop's thread.
  * ====================================================================== */
 
+/** A host's class of promise-like objects: how the library finds and calls their then. */
 struct vow_thenable_class {
     /**
      * Looks up object's then-method. Returns VOW_THEN_NONE if object is not
@@ -1307,8 +1310,8 @@ typedef void (*vow_unhandled_handler)(void *VOW_NULLABLE ctx, const vow_error *V
  * restores the default (destroy then runs at once), which says nothing for
  * cancellations and writes exactly one line per error to stderr, in one
  * write: `vow: unhandled error: DOMAIN CODE: MESSAGE` (a Swift error:
- * `Type: description`), with control characters escaped (\n, \r, \t, a
- * backslash as \\, other bytes below 0x20 and DEL as \xNN) and the text cut
+ * `Type: description`), with control characters escaped (`\n`, `\r`, `\t`, a
+ * backslash as `\\`, other bytes below 0x20 and DEL as `\xNN`) and the text cut
  * at 1024 bytes of UTF-8, ending in "…" when cut. The previous handler's
  * destroy runs when it is replaced and no call to it is still running.
  * Any thread.
@@ -1421,6 +1424,7 @@ vow_cancel(vow_promise *VOW_NULLABLE p);
  * error, never a crash or undefined behaviour.
  */
 #define VOW_FFI_MAX_SIGNATURE 256
+/** The most parameters a signature may have (vow_then_call's trailing ctx not counted). */
 #define VOW_FFI_MAX_PARAMETERS 32
 
 /** Any C function pointer, cast to the type its signature describes when called. */

@@ -215,6 +215,12 @@ vow_glib_async(vow_dispatcher *VOW_NULLABLE d, vow_glib_start VOW_NULLABLE start
  * through the macros at its end.
  * ====================================================================== */
 
+/** @{ */
+/**
+ * The _site twin of the function named without _site: the same call, which
+ * also records site_file:site_line as the site of the promise it returns
+ * when debug mode is on (NULL site_file records "C").
+ */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_glib_timeout_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
                       guint interval_ms);
@@ -222,6 +228,7 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_glib_async_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
                     vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish,
                     void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+/** @} */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -260,6 +260,12 @@ vow_uv_timer(vow_dispatcher *VOW_NULLABLE d, uint64_t timeout_ms);
  * through the macros at its end.
  * ====================================================================== */
 
+/** @{ */
+/**
+ * The _site twin of the function named without _site: the same call, which
+ * also records site_file:site_line as the site of the promise it returns
+ * when debug mode is on (NULL site_file records "C").
+ */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_fs_open_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
                     const char *VOW_NULLABLE path, int flags, int mode);
@@ -287,6 +293,7 @@ vow_uv_queue_work_site(const char *VOW_NULLABLE site_file, int site_line, vow_di
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_timer_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
                   uint64_t timeout_ms);
+/** @} */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -51,10 +51,13 @@ public struct Promise<T: Sendable>: Thenable, Sendable {
 
     // MARK: Observing (thread-safe snapshots)
 
+    /// True while the promise is not settled (a snapshot: another thread may settle it).
     public var isPending: Bool { core.isPending }
 
+    /// True once the promise is fulfilled with a value.
     public var isFulfilled: Bool { core.isFulfilled }
 
+    /// True once the promise is rejected (cancellation included).
     public var isRejected: Bool { core.isRejected }
 
     /// The outcome, or nil while pending. Reading it does not count as handling a rejection.
