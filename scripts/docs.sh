@@ -53,6 +53,7 @@ source scripts/lib/vow-swift.sh
 VOW_DOCS_MODULES=(
     "Vow core VowEngine"
     "VowTesting core"
+    "VowPromiseKit core"
     "VowNIO nio"
 )
 # Pages the articles of their module must link to: the engine's types, that a reader of
