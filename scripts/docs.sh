@@ -88,7 +88,12 @@ manifest_of() {
     esac
 }
 
-# extract NAME BUILD [RE-EXPORTED]: NAME's public symbol graphs into GRAPHS/NAME/.
+# extract NAME BUILD [RE-EXPORTED]: NAME's public symbol graphs into GRAPHS/NAME/. With
+# the extension blocks of other modules' types (-emit-extension-block-symbols, what the
+# swift-docc-plugin does by default since Swift 5.9): what NAME adds to them (VowPromiseKit's
+# PromiseKit spellings on Vow's Promise and Resolver, VowNIO's bridges on EventLoopFuture
+# and Promise, Vow's Dispatcher conformance of DispatchQueue) is on NAME's pages of the
+# extended types ("Extended Modules"); without it DocC leaves those members out.
 extract() {
     local name=$1 manifest flags=() reexported=()
     manifest=$(manifest_of "$2") || { echo "docs: the $2 build failed (see $OUT/logs)"; return 1; }
@@ -97,7 +102,7 @@ extract() {
     rm -rf "${GRAPHS:?}/$name"
     mkdir -p "$GRAPHS/$name"
     swift-symbolgraph-extract -module-name "$name" "${flags[@]}" "${reexported[@]}" \
-        -minimum-access-level public -output-dir "$GRAPHS/$name"
+        -minimum-access-level public -emit-extension-block-symbols -output-dir "$GRAPHS/$name"
 }
 
 # convert NAME: the catalog into OUT/NAME.doccarchive; prints DocC's warnings.
