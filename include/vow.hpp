@@ -191,13 +191,19 @@
 #endif
 
 /**
- * VOW_HPP_CALLER_SITE: the default argument of every `vow::site where`
- * parameter (see Sites above). With VOW_DEBUG_SITES defined before vow.hpp is
- * included, the caller's file and line: std::source_location::current() where
- * the library has it (C++20), the compiler's __builtin_FILE() and
- * __builtin_LINE() otherwise (g++ and clang++, also in C++17); else, and
- * without VOW_DEBUG_SITES, the empty site ("C"). VOW_HPP_SITES is 1 when it
- * names the caller.
+ * @def VOW_HPP_CALLER_SITE
+ * The default argument of every `vow::site where` parameter (see Sites above).
+ * With VOW_DEBUG_SITES defined before vow.hpp is included, the caller's file
+ * and line: std::source_location::current() where the library has it (C++20),
+ * the compiler's __builtin_FILE() and __builtin_LINE() otherwise (g++ and
+ * clang++, also in C++17); else, and without VOW_DEBUG_SITES, the empty site
+ * ("C"). VOW_HPP_SITES is 1 when it names the caller.
+ */
+/**
+ * @def VOW_HPP_SITES
+ * 1 when VOW_HPP_CALLER_SITE names the caller (VOW_DEBUG_SITES is defined and
+ * the compiler has std::source_location or __builtin_FILE()); 0 when every
+ * call records the empty site ("C"), as without VOW_DEBUG_SITES.
  */
 #if defined(__cpp_lib_source_location)
 #  include <source_location>
@@ -326,12 +332,23 @@ public:
     explicit operator bool() const noexcept;
 
 protected:
+    /** An empty object (no handle). */
     basic_handle() noexcept = default;
+    /** An object that takes over the reference h (adopt(h) calls this; nullptr gives an empty one). */
     explicit basic_handle(C *h) noexcept;
+    /*
+     * Derived's copy and move operations are its implicit ones, which call
+     * these four. An empty other gives an empty object.
+     */
+    /** A copy: a reference of its own to other's handle (a built-in dispatcher's: no count). */
     basic_handle(const basic_handle &other) noexcept;
+    /** A move: takes over other's reference and leaves other empty. */
     basic_handle(basic_handle &&other) noexcept;
+    /** Retains other's handle, then releases the one this object held (self-assignment keeps it). */
     basic_handle &operator=(const basic_handle &other) noexcept;
+    /** Takes over other's reference, leaving other empty, then releases the one this object held (self-move keeps it). */
     basic_handle &operator=(basic_handle &&other) noexcept;
+    /** Releases the reference this object holds; an empty object makes no call. */
     ~basic_handle();
 
     /** The owned reference (nullptr when empty). */
@@ -620,7 +637,7 @@ public:
     /**
      * A promise of f's result once this one fulfils: f(T) runs on the default
      * dispatcher (f() for promise<void>); an error passes through. Returns a
-     * promise<U>, U as Callbacks says.
+     * `promise<U>`, U as Callbacks says.
      */
     template <class F> auto then(F &&f, site where = VOW_HPP_CALLER_SITE) const;
     /** then(f) with f run on d. */

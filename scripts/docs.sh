@@ -24,8 +24,7 @@
 #   - a public Swift symbol without a doc comment (in the symbol graphs DocC reads);
 #   - an article set that does not reach a page of VOW_DOCS_REACHED;
 #   - a Doxygen warning (an undocumented public declaration of a header, a doc command it
-#     cannot read), except those listed in docs/doxygen-pending.txt, and a line of that
-#     list that no longer occurs (remove it);
+#     cannot read);
 #   - a reference of a site page to a file that is not there.
 #
 # For the self-test (scripts/check-docs.sh): VOW_DOCS_SOURCES=DIR reads the catalogs
@@ -89,7 +88,12 @@ manifest_of() {
     esac
 }
 
-# extract NAME BUILD [RE-EXPORTED]: NAME's public symbol graphs into GRAPHS/NAME/.
+# extract NAME BUILD [RE-EXPORTED]: NAME's public symbol graphs into GRAPHS/NAME/. With
+# the extension blocks of other modules' types (-emit-extension-block-symbols, what the
+# swift-docc-plugin does by default since Swift 5.9): what NAME adds to them (VowPromiseKit's
+# PromiseKit spellings on Vow's Promise and Resolver, VowNIO's bridges on EventLoopFuture
+# and Promise, Vow's Dispatcher conformance of DispatchQueue) is on NAME's pages of the
+# extended types ("Extended Modules"); without it DocC leaves those members out.
 extract() {
     local name=$1 manifest flags=() reexported=()
     manifest=$(manifest_of "$2") || { echo "docs: the $2 build failed (see $OUT/logs)"; return 1; }
@@ -98,7 +102,7 @@ extract() {
     rm -rf "${GRAPHS:?}/$name"
     mkdir -p "$GRAPHS/$name"
     swift-symbolgraph-extract -module-name "$name" "${flags[@]}" "${reexported[@]}" \
-        -minimum-access-level public -output-dir "$GRAPHS/$name"
+        -minimum-access-level public -emit-extension-block-symbols -output-dir "$GRAPHS/$name"
 }
 
 # convert NAME: the catalog into OUT/NAME.doccarchive; prints DocC's warnings.
@@ -134,40 +138,23 @@ swift_docs() {
     done
 }
 
-# The header reference, with Doxygen's warnings compared with docs/doxygen-pending.txt.
+# The header reference; fails on any Doxygen warning.
 header_docs() {
     local log="$OUT/logs/doxygen.log"
     rm -rf "${OUT:?}/headers" "$OUT/doxygen"
     (cd "$SOURCES" && { cat docs/Doxyfile; echo "OUTPUT_DIRECTORY = $OUT/doxygen"; echo "WARN_LOGFILE = $log"; } \
         | doxygen - >"$OUT/logs/doxygen-run.log" 2>&1) || { cat "$OUT/logs/doxygen-run.log"; problems=$((problems + 1)); return; }
     mv "$OUT/doxygen/html" "$OUT/headers" && rm -rf "$OUT/doxygen"
+    [ -f "$log" ] || { echo "docs: Doxygen wrote no warning log ($log)"; problems=$((problems + 1)); return; }
     local header
     for header in vow.h vow.hpp vow_uv.h vow_glib.h vow_testing.h; do
         echo "     Doxygen $header: $(grep -c "/$header:[0-9]*: " "$log") warnings"
     done
-    # A warning as the pending list writes it: FILE: TEXT (no folder, no line number).
-    local found pending
-    found=$(sed -E 's|^([^:]*/)?([^/:]+):[0-9]+: (warning: )?|\2: |' "$log" | grep -v '^$' | sort)
-    pending=$(grep -v '^#' "$SOURCES/docs/doxygen-pending.txt" | grep -v '^$' | sort)
-    if grep -v '^vow\.hpp: ' <<<"$pending" | grep -q .; then
-        echo "docs: docs/doxygen-pending.txt may only hold vow.hpp's warnings (the C headers have none):"
-        grep -v '^vow\.hpp: ' <<<"$pending" | sed 's/^/    /'
-        problems=$((problems + 1))
-    fi
-    local new fixed
-    new=$(comm -23 <(echo "$found") <(echo "$pending") | grep -v '^$')
-    fixed=$(comm -13 <(echo "$found") <(echo "$pending") | grep -v '^$')
-    if [ -n "$new" ]; then
+    if grep -q . "$log"; then
         echo "docs: Doxygen warnings (document the declaration where the header declares it):"
-        grep -F -f <(echo "$new" | sed 's/^[^:]*: //') "$log" | sed 's/^/    /'
+        sed 's/^/    /' "$log"
         problems=$((problems + 1))
     fi
-    if [ -n "$fixed" ]; then
-        echo "docs: docs/doxygen-pending.txt lists warnings Doxygen no longer gives: remove these lines"
-        echo "$fixed" | sed 's/^/    /'
-        problems=$((problems + 1))
-    fi
-    [ -n "$pending" ] && echo "     Doxygen: $(echo "$pending" | wc -l) warnings of docs/doxygen-pending.txt still pending"
 }
 
 # The site: the archives merged (a landing page for the modules), the header reference

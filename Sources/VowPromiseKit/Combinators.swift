@@ -174,6 +174,9 @@ public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable, Y: Thenable
 /// and in the extension libraries `dataTask(.promise, with:)`, `launch(.promise)`): a
 /// method that takes it as its first argument returns a promise.
 public enum PMKNamespacer: Sendable {
+    /// The marker's one value: `queue.async(.promise) { }` returns a promise of the body's
+    /// result (a `Guarantee` for a body that cannot throw) where `queue.async { }` returns
+    /// nothing.
     case promise
 }
 

@@ -24,8 +24,20 @@ import Glibc
 ///
 /// Thread-safe (PromiseKit's was not): reading and setting `conf` takes a lock.
 public struct PMKConfiguration: Sendable {
+    /// The default queues, `(map, return)`. Setting `conf` with a new `map` sets Vow's
+    /// default dispatcher, `VowRuntime.defaultDispatcher`, for C, C++ and Swift alike: `nil`
+    /// makes it `.inline`, a queue makes it that queue, `.vowDefault` gives back Vow's own
+    /// serial queue. `return` must be the same queue as `map` (Vow has one default
+    /// dispatcher): a different one is not honoured, and setting it writes a line on
+    /// standard error. `(.vowDefault, .vowDefault)` until set.
     public var Q: (map: DispatchQueue?, return: DispatchQueue?) = (map: .vowDefault, return: .vowDefault)
+    /// The policy of a `catch` given no `policy:` (default `.allErrorsExceptCancellation`:
+    /// a cancellation passes by, as in PromiseKit). It does not change `recover`, which
+    /// receives every error unless given a policy (Vow's rule).
     public var catchPolicy: CatchPolicy = .allErrorsExceptCancellation
+    /// Kept so that code which sets it compiles; Vow never calls it. What PromiseKit logged
+    /// here, Vow reports through its own channels (see ``PMKConfiguration``). The default is
+    /// PromiseKit's, which prints each event.
     public var logHandler: @Sendable (LogEvent) -> Void = { event in
         switch event {
         case .waitOnMainThread:
@@ -39,15 +51,28 @@ public struct PMKConfiguration: Sendable {
         }
     }
 
+    /// The settings a program starts with: `Q` is `(.vowDefault, .vowDefault)` (Vow's own
+    /// serial queue, where PromiseKit's was the main queue), `catchPolicy` is
+    /// `.allErrorsExceptCancellation`, `logHandler` is PromiseKit's, which prints.
     public init() {}
 }
 
 /// The events `PMKConfiguration.logHandler` receives (PromiseKit's cases; see
 /// `PMKConfiguration` for which ones Vow reports elsewhere).
 public enum LogEvent: Sendable {
+    /// PromiseKit's warning that `wait()` blocked the main thread. Vow never sends it:
+    /// `wait()` throws `VowError.Code.deadlock` where it detects a wait that could never
+    /// end.
     case waitOnMainThread
+    /// PromiseKit's warning that a promise was released with its resolver unused. Vow never
+    /// sends it: the promise rejects with `VowError.Code.broken`.
     case pendingPromiseDeallocated
+    /// PromiseKit's warning that a guarantee was released with its resolve function uncalled.
+    /// Vow never sends it: the guarantee rejects with `VowError.Code.broken`.
     case pendingGuaranteeDeallocated
+    /// PromiseKit's record of an error `cauterize()` swallowed. Vow never sends it:
+    /// `cauterize()` hands the error (a cancellation excepted) to
+    /// `VowRuntime.unhandledErrorHandler`.
     case cauterized(any Error)
 }
 

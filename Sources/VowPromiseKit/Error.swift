@@ -21,14 +21,32 @@ public enum PMKError: Error, CancellableError, CustomDebugStringConvertible, Cus
                       @unchecked Sendable {
     // @unchecked: `compactMap`'s payload is the value a transform received (kept to be
     // shown), and a metatype; neither is changed after the error is made.
+    /// PromiseKit: `seal.resolve(nil, nil)`. Vow rejects with `VowError.Code.type` instead.
     case invalidCallingConvention
+    /// PromiseKit: a handler returned its own promise. Vow rejects with
+    /// `VowError.Code.cycle` instead, for any cycle, not only this direct one.
     case returnedSelf
+    /// PromiseKit: `race` over nothing, `concurrently: 0`. Vow rejects with
+    /// `VowError.Code.empty` (an empty `race`, `race(fulfilled:)`) or `VowError.Code.type`
+    /// (`concurrently` below 1) instead.
     case badInput
+    /// Cancellation. Vow's `cancel()` rejects with `VowError.Code.cancelled`; this case,
+    /// thrown by your code, counts as a cancellation too (``isCancelled`` is true, and
+    /// `catch` skips it by default).
     case cancelled
+    /// PromiseKit's former name of ``compactMap(_:_:)`` (deprecated there too). Vow never
+    /// rejects with it.
     @available(*, deprecated, message: "See: `compactMap`")
     case flatMap(Any, Any.Type)
+    /// PromiseKit: `compactMap`'s transform returned nil for the value (the first payload; the
+    /// second is the type it was to become). Vow rejects with a `VowError` of domain
+    /// `"vow.compactMap"` whose payload is the value instead.
     case compactMap(Any, Any.Type)
+    /// PromiseKit: `firstValue` or `lastValue` of nothing. Vow rejects with
+    /// `VowError.Code.empty` instead.
     case emptySequence
+    /// PromiseKit: `race(fulfilled:)` where every input rejected. Vow rejects with the error
+    /// of the input that rejected last instead.
     case noWinner
 
     /// True for `.cancelled`: Vow counts it as a cancellation (`catch` skips it by default).

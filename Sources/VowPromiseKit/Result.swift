@@ -4,7 +4,10 @@
 /// It hides `Swift.Result` in such a file, as PromiseKit's did: write `Swift.Result` for
 /// the standard one (Vow's own APIs, `Resolver.resolve(_:)` among them, take it).
 public enum Result<T> {
+    /// The promise fulfilled with this value (`Swift.Result`'s `.success`).
     case fulfilled(T)
+    /// The promise rejected with this error, a cancellation included (`Swift.Result`'s
+    /// `.failure`).
     case rejected(any Error)
 }
 

@@ -10,6 +10,8 @@ import Dispatch
 /// `asPromise()` then makes a Vow promise that follows it. Not class-bound (PromiseKit's
 /// was `AnyObject`): Vow's `Promise` is a struct over the engine's object.
 public protocol Thenable<T>: SendableMetatype {
+    /// The type of the value it fulfils with (a `Promise<T>`'s and a `Guarantee<T>`'s `T`);
+    /// `Sendable`, as every value of a Vow promise, because it may reach another thread.
     associatedtype T: Sendable
     /// Calls `to` once, with the outcome, when this thenable settles.
     func pipe(to: @escaping @Sendable (Result<T>) -> Void)

@@ -16,8 +16,10 @@
         documented once, in the headers' reference; in Vow's Swift documentation they would
         be 137 functions without a word.
       - prints a warning, with file and line, for each public symbol without a doc comment
-        (the members the compiler synthesizes, Hashable's hashValue and such, excepted),
-        and exits 1 if there is one.
+        (the members the compiler synthesizes, Hashable's hashValue and such, excepted, and
+        the extension blocks of another module's types, `swift.extension`: DocC makes them
+        the page of the extended type, which lists their members, each checked here), and
+        exits 1 if there is one.
 
   vow-docs.py reached ARCHIVE MODULE SYMBOL...
       Fails unless each SYMBOL (a path under MODULE, e.g. SerialDispatcher) has a page in the
@@ -89,7 +91,8 @@ def prepare(directory):
         graph["relationships"] = [r for r in graph["relationships"]
                                   if r["source"] not in dropped and r["target"] not in dropped]
         for symbol in graph["symbols"]:
-            if symbol.get("docComment") or "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
+            if symbol.get("docComment") or "::SYNTHESIZED::" in symbol["identifier"]["precise"] \
+                    or symbol["kind"]["identifier"] == "swift.extension":
                 continue
             location = symbol.get("location", {})
             where = urllib.parse.unquote(location.get("uri", path).replace("file://", ""))
