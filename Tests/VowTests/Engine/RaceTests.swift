@@ -258,6 +258,53 @@ struct RaceTests {
         #expect(cancelledRounds > 0)
     }
 
+    /// The cycle check walks every input of a combinator (a graph search from the first
+    /// promise that waits on more than one), looking at each under its lock, while other
+    /// threads settle the inputs' heads or cancel them: every adopter ends as the
+    /// combinator did, and nothing is freed under the walk.
+    @Test("adopting a combinator while other threads settle or cancel its inputs: adopters end as it did")
+    func cycleCheckThroughCombinatorAgainstSettle() throws {
+        let rounds = Stress.iterations(300)
+        let threads = 4
+        let barrier = SpinBarrier(parties: threads)
+        var cancelledRounds = 0
+        for round in 0..<rounds {
+            let (head, headResolver) = Promise<Int>.pending()
+            let (second, secondResolver) = Promise<Int>.pending()
+            let left = head.then { $0 + 1 }.then { $0 + 1 }
+            let right = second.map { $0 * 10 }
+            let all = when(fulfilled: [right, left, left.map { $0 }]).map { $0.reduce(0, +) }
+            let (adopter, adopterResolver) = Promise<Int>.pending()
+            let (other, otherResolver) = Promise<Int>.pending()
+            let cancelling = round % 2 == 1
+            try concurrently(threads) { index in
+                barrier.arriveAndWait()
+                switch index {
+                case 0: adopterResolver.resolve(all)
+                case 1: otherResolver.resolve(all.map { $0 })
+                case 2: if cancelling { left.cancel() } else { headResolver.fulfill(1) }
+                default:
+                    headResolver.fulfill(1)
+                    secondResolver.fulfill(1)
+                }
+            }
+            let combined = try outcome(of: all)
+            for adopted in [adopter, other] {
+                switch (try outcome(of: adopted), combined) {
+                case (.success(let value), .success(let expected)):
+                    #expect(value == expected)
+                    #expect(value == 10 + 3 + 3)
+                case (.failure(let error), .failure):
+                    #expect((error as? VowError)?.vowCode == .cancelled)
+                default:
+                    Issue.record("round \(round): an adopter ended otherwise than the combinator it adopted")
+                }
+            }
+            if case .failure = combined { cancelledRounds += 1 }
+        }
+        #expect(cancelledRounds > 0)
+    }
+
     /// A link cancelled on one thread while its source settles on another: the
     /// cancellation claims the link's body and disposes it outside the lock; the source's
     /// settlement must then leave the body alone (no job for the dispatcher, which the
