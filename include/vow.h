@@ -621,8 +621,10 @@ vow_promise_is_cancelled(const vow_promise *VOW_NULLABLE p);
  * assimilated (its class functions run later, as jobs on the default
  * dispatcher), any other x fulfils the promise (x retained). Once x was
  * adopted the resolver is used up (vow_resolver_is_used is true while the
- * promise is still pending). Resolving with the promise itself, or a chain
- * leading back to it, or fulfilling it with a value that holds it (see
+ * promise is still pending). Resolving with the promise itself, or a
+ * promise leading back to it (through a chain, or through any input of a
+ * combinator on the way: vow_when, vow_join, vow_race, vow_any, a bounded
+ * combinator's inputs), or fulfilling it with a value that holds it (see
  * vow_resolver_fulfill), rejects it with VOW_ERROR_CYCLE and returns VOW_OK.
  * Returns VOW_OK, VOW_EALREADY if the resolver was already used (nothing
  * changes), VOW_EINVAL if r or x is NULL. Any thread.
@@ -734,6 +736,18 @@ vow_resolver_release(vow_resolver *VOW_NULLABLE r);
  * A value callback: value is borrowed for the call; out is the derived
  * promise's outcome slot, valid only during the call. The library passes
  * non-NULL value and out (vow_dispatch passes value NULL).
+ *
+ * out names this one call of the callback: it is valid on the thread that
+ * runs the callback, until the callback returns, and not inside another
+ * callback that runs meanwhile on that thread (an inline dispatcher's). An
+ * out used anywhere else (kept and used after the callback returned, used
+ * from another thread while the callback runs, or inside another callback)
+ * is refused by vow_result_return, vow_result_throw and vow_result_adopt
+ * with the misuse line "expected the vow_result of a running callback":
+ * the outcome of the callback running then is not touched (vow_result_adopt
+ * still releases its p). out is a token, not an address: the check reads
+ * nothing behind it, so a kept out never reaches memory that is gone. Pass
+ * it nowhere but to those three functions.
  */
 typedef void (*vow_on_value)(void *VOW_NULLABLE ctx, const vow_value *VOW_NULLABLE value,
                              vow_result *VOW_NULLABLE out);
@@ -747,7 +761,8 @@ typedef void (*vow_on_error)(void *VOW_NULLABLE ctx, const vow_error *VOW_NULLAB
  * the resolution procedure of vow_resolver_resolve (so a v that holds the
  * derived promise itself rejects it with VOW_ERROR_CYCLE). NULL v means the
  * NULL value. A callback that sets nothing resolves with the NULL value;
- * setting again replaces the earlier outcome. NULL out does nothing.
+ * setting again replaces the earlier outcome. NULL out does nothing; an out
+ * that is not the running callback's is refused (see vow_on_value).
  * Callback's thread.
  */
 VOW_EXTERN void
@@ -756,7 +771,8 @@ vow_result_return(vow_result *VOW_NULLABLE out, const vow_value *VOW_NULLABLE v)
 /**
  * Inside a callback: the derived promise is rejected with e (retained).
  * Setting again replaces the earlier outcome. NULL out or NULL e does
- * nothing (the outcome stays as it was). Callback's thread.
+ * nothing (the outcome stays as it was); an out that is not the running
+ * callback's is refused (see vow_on_value). Callback's thread.
  */
 VOW_EXTERN void
 vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
@@ -771,11 +787,16 @@ vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
  * without making the PROMISE value. NULL p (a step
  * that could not start) rejects the derived promise with a VOW_ERROR_TYPE
  * error naming vow_result_adopt, so a failed step is never taken for a
- * value; setting the outcome again replaces it. NULL out, or an out whose
- * callback has returned (a misuse line), still releases p. A p that is not a
- * vow_promise handle (a misuse line) is left alone and the outcome is not
- * changed. p may be a promise of the same chain: a p that leads back to the
- * derived promise rejects it with VOW_ERROR_CYCLE. Callback's thread.
+ * value; setting the outcome again replaces it. NULL out, or an out that is
+ * not the running callback's (a misuse line: see vow_on_value; from another
+ * thread too, while the callback runs), still releases p. A p that is not a
+ * vow_promise handle (a misuse line) is left alone (the caller still owns
+ * it: the library releases only what it can tell is a promise) and the
+ * outcome is not changed. p may be a promise of the same chain: a p that
+ * leads back to the derived promise (through a chain, or through any input
+ * of a combinator on the way: vow_when, vow_join, vow_race, vow_any, a
+ * bounded combinator's inputs) rejects it with VOW_ERROR_CYCLE. Callback's
+ * thread.
  */
 VOW_EXTERN void
 vow_result_adopt(vow_result *VOW_NULLABLE out, vow_promise *VOW_NULLABLE p);
@@ -1344,8 +1365,10 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       of the constants (N printed as a signed int). Returns NULL; destroy
  *       runs.
  *   vow: FN: expected the vow_result of a running callback
- *       vow_result_return, vow_result_throw, vow_result_adopt: a result slot
- *       used outside its callback (after it returned). Does nothing (but
+ *       vow_result_return, vow_result_throw, vow_result_adopt: an out that
+ *       is not the one of the callback running on this thread (kept past
+ *       its callback, used inside another callback, or from another thread
+ *       while its callback runs; see vow_on_value). Does nothing (but
  *       vow_result_adopt still releases the promise it was given).
  *   vow: FN: malformed signature "SIG": PROBLEM
  *   vow: vow_trampoline_new: signature "SIG": PROBLEM
