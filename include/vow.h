@@ -27,12 +27,32 @@
  *            mistake: clang warns about a literal NULL there (gcc does
  *            not, on purpose: see VOW_NONNULL below). The annotation never
  *            changes what the compiled program does.
- * Misuse     A handle of the wrong kind (or one already released, when that
- *            is detectable), a count too large for the machine, an unknown
- *            enum value or a malformed signature gets the same answer as
- *            NULL, plus one line on standard error saying what was wrong
- *            ("Misuse lines" below lists them; vow_set_misuse_handler routes
- *            or silences them). NULL itself is answered silently.
+ * Misuse     A handle of the wrong kind (or one already released, while
+ *            that can still be seen: see Released), a count too large for
+ *            the machine, an unknown enum value or a malformed signature
+ *            gets the same answer as NULL, plus one line on standard error
+ *            saying what was wrong ("Misuse lines" below lists them;
+ *            vow_set_misuse_handler routes or silences them). NULL itself
+ *            is answered silently.
+ * Released   Using a handle after its last reference was released (a
+ *            second release, any call after the release that freed it) is
+ *            undefined behaviour, as using memory after free() is: a handle
+ *            is the address of its object, whose memory goes back to the
+ *            allocator at the last release and may hold another object
+ *            (of any kind) by the time the handle comes back, so no check
+ *            can tell without reading memory that is gone. The library
+ *            reads the handle's tag where it stands and refuses the call
+ *            ("got a released handle", a misuse line) while the memory
+ *            still says so; that read is the program's use after free, and
+ *            valgrind and AddressSanitizer report it as such. Never rely on
+ *            it. This holds for every handle of every Vow header: promises,
+ *            values, errors, resolvers, dispatchers (host dispatchers too),
+ *            trampolines, jobs, test loops. Two cases are well defined: a
+ *            built-in dispatcher ignores release and stays valid; and the
+ *            resolver of vow_promise_pending lives inside its promise, so
+ *            while the program holds the promise, a released resolver is
+ *            always refused (a misuse line) and no memory that is gone is
+ *            read.
  * Memory     The library is written in Swift, whose runtime ends the process
  *            when an allocation fails: no function answers "out of memory"
  *            (VOW_ENOMEM is never returned), and a function documented to
@@ -971,7 +991,8 @@ vow_observe_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
  * NULL and the next calls answer NULL too: check the last one. NULL prev
  * releases nothing. A prev that is not a promise handle gets the misuse line
  * of vow_promise_release; a next that is not one gets a misuse line and
- * NULL is returned (next is left alone). prev == next is a mistake unless
+ * NULL is returned, next is left alone (the caller still owns it) and prev
+ * is still released, as for a NULL next. prev == next is a mistake unless
  * the caller holds two references. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
@@ -1176,9 +1197,10 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_join(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
 
 /**
- * Settles like the first of ps to settle. Once settled, the losers are
- * cancelled (each only if nothing else still waits on it). n == 0 rejects
- * with VOW_ERROR_EMPTY. Returns +1. Any thread.
+ * Settles like the first of ps to settle. Inputs already settled when this
+ * is called count first, in array order: the first of them wins. Once
+ * settled, the losers are cancelled (each only if nothing else still waits
+ * on it). n == 0 rejects with VOW_ERROR_EMPTY. Returns +1. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_race(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
@@ -1189,7 +1211,10 @@ vow_race(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
  * the others are cancelled (each only if nothing else still waits on it). If
  * every one rejects, rejects with the error of the one that rejected last
  * (that same error, not a summary of them; the other rejections count as
- * handled). n == 0 rejects with VOW_ERROR_EMPTY. Returns +1. Any thread.
+ * handled). Inputs already rejected when vow_any is called count as
+ * rejecting in array order, before any input that rejects later: if every
+ * input had rejected before the call, the error is that of ps[n - 1]. n == 0
+ * rejects with VOW_ERROR_EMPTY. Returns +1. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_any(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
@@ -1197,7 +1222,13 @@ vow_any(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
 /**
  * Makes the promise for input i of vow_when_limited / vow_join_limited and
  * returns it (+1: the library takes the reference), or NULL (that input
- * fails with a VOW_ERROR_TYPE error).
+ * fails with a VOW_ERROR_TYPE error). A handle of another kind also fails
+ * the input with VOW_ERROR_TYPE, with a misuse line, and is left alone: the
+ * library releases only what it can tell is a promise, so that reference is
+ * still the program's (a make that may return one must keep its own pointer
+ * to release it). The result itself, or a promise that leads back to it (a
+ * vow_then of it, a promise that follows it), fails the input with
+ * VOW_ERROR_CYCLE: the result would wait on itself.
  */
 typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, size_t i);
 
@@ -1232,8 +1263,10 @@ typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, si
  * dispatcher could never end: it answers VOW_DEADLOCK at once.
  *
  * Returns +1. NULL make returns NULL; limit == 0, or n with the top bit set,
- * is misuse (NULL and a misuse line). On every failure destroy runs before
- * the call returns and make is never called. Any thread.
+ * is misuse (NULL and a misuse line), also with n == 0: the arguments are
+ * checked before anything else, so vow_when_limited(0, 0, ...) is NULL, not
+ * an empty LIST. On every failure destroy runs before the call returns and
+ * make is never called. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_when_limited(size_t n, size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
@@ -1344,7 +1377,8 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       expected), one whose last reference was released, or a stray
  *       pointer (detected by a tag the library checks before using a
  *       handle; a freed handle is caught only while its memory was not
- *       reused). TYPE is vow_promise, vow_resolver, vow_value, vow_error,
+ *       reused, and using one is undefined: see Released at the top).
+ *       TYPE is vow_promise, vow_resolver, vow_value, vow_error,
  *       vow_dispatcher, vow_trampoline or job. FN is the entry point, or
  *       run(job) for a host dispatcher's run function: a job run or
  *       dropped twice gets "expected a job, got a released handle".
