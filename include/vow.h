@@ -1624,7 +1624,8 @@ typedef bool (*vow_retry_if)(void *VOW_NULLABLE ctx, const vow_error *VOW_NONNUL
  * settles like the last attempt. A rejection is retried only if
  * should_retry(ctx, error) returns true (NULL should_retry: every error); a
  * cancellation is never retried. A NULL from make fails that attempt with a
- * VOW_ERROR_TYPE error. A delay of +INFINITY means the next attempt never
+ * VOW_ERROR_TYPE error; the returned promise itself, or a promise that leads
+ * back to it, fails it with VOW_ERROR_CYCLE (it would wait on itself). A delay of +INFINITY means the next attempt never
  * comes: the first failure is final. make and should_retry run on the
  * default dispatcher, the first attempt too (never inside this call).
  * Cancelling the returned promise cancels the current attempt and stops

@@ -65,20 +65,24 @@ protocol LimitedStopping: AnyObject, Sendable {
 /// The result of a bounded combinator: a promise that learns, inside `cancel()`, that it was
 /// cancelled (the engine lets a cancelled promise's work go through `disposeUnrun`), so the
 /// run stops at once rather than from a handler queued for later.
-final class LimitedResult: Core, ExactlyTyped, @unchecked Sendable {
+final class LimitedResult: Core, ProducerInputs, @unchecked Sendable {
     // @unchecked: `work` is set once, before the result is handed out, and only read after.
     /// The run, while it has work (its inputs' registrations and its pump job keep it).
     weak var work: (any LimitedStopping)?
+
+    override init() {
+        super.init()
+        word.store(Flags.hasProducerInputs.rawValue, ordering: .relaxed)
+    }
 
     override func disposeUnrun() {
         work?.resultCancelled()
     }
 
-    /// A step of the cycle check (`Core.waits(on:)`): while pending, the result waits on
-    /// the inputs its run made that have not settled (read under the run's lock).
-    func waitStep() -> WaitStep {
-        guard !flags.contains(.settled), let work else { return .done }
-        return .many(work.pendingInputs())
+    /// The cycle check (`Core.waits(on:)`): the result waits on the inputs its run made
+    /// that have not settled (read under the run's lock).
+    var inputsMade: [Core] {
+        work?.pendingInputs() ?? []
     }
 
     /// Deadlock detection (`Core.settlementNeeds`): while inputs remain to be made, settling

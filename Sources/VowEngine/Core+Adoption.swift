@@ -113,8 +113,9 @@ extension Core {
 
     /// True if `target` is reached from this promise through what pending promises wait
     /// on: a promise's upstream, every input of a combinator's result (its
-    /// `GatherState`), the extra upstreams in its `Extras`, and the inputs a bounded
-    /// combinator's result has pending (`LimitedResult`). A walk over pending promises
+    /// `GatherState`), the extra upstreams in its `Extras`, and the promises its producer
+    /// made and waits on (`producerInputs`: a bounded combinator's pending inputs, a
+    /// retry's running attempt). A walk over pending promises
     /// only, no recursion; no lock is held while another is taken, and no user code runs.
     ///
     /// A chain (each promise waits on at most one: nearly every walk) is walked as a
@@ -167,7 +168,7 @@ extension Core {
         let word = backOrType
         if flags.contains(.settled) || word == 0 {
             unlock(flags)
-            return !flags.contains(.settled) && LimitedResult.exactly(self) != nil ? .branches : .end(found: false)
+            return !flags.contains(.settled) && flags.contains(.hasProducerInputs) ? .branches : .end(found: false)
         }
         if isInstance(word, of: Extras.self) {
             let extras = Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).takeUnretainedValue()
@@ -176,7 +177,7 @@ extension Core {
             }
             let branches = !extras.moreUpstreams.isEmpty
             unlock(flags)
-            return branches || LimitedResult.exactly(self) != nil ? .branches : .end(found: false)
+            return branches || flags.contains(.hasProducerInputs) ? .branches : .end(found: false)
         }
         unlock(flags)
         return .branches  // a combinator's result
@@ -212,7 +213,7 @@ extension Core {
         let single: Unmanaged<Core>
         if word == 0 {
             unlock(flags)
-            return waitsBeyondBackWord()
+            return flags.contains(.hasProducerInputs) ? .many(producerInputs) : .done
         } else if isInstance(word, of: Extras.self) {
             let extras = Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).takeUnretainedValue()
             if _slowPath(!extras.moreUpstreams.isEmpty) {
@@ -222,7 +223,7 @@ extension Core {
             }
             guard let upstream = extras.upstream else {
                 unlock(flags)
-                return waitsBeyondBackWord()
+                return flags.contains(.hasProducerInputs) ? .many(producerInputs) : .done
             }
             single = Unmanaged.passUnretained(upstream)
         } else if _slowPath(isInstance(word, of: GatherState.self)) {
@@ -244,11 +245,12 @@ extension Core {
         return .one(single)
     }
 
-    /// What a promise whose back word names no upstream waits on: nothing, unless it is a
-    /// bounded combinator's result (its pending inputs live in its run).
-    private final func waitsBeyondBackWord() -> WaitStep {
-        guard let limited = LimitedResult.exactly(self) else { return .done }
-        return limited.waitStep()
+    /// The promises this one's producer made and waits on, which no word of the promise
+    /// holds (the `hasProducerInputs` flag says it has some): a bounded combinator's
+    /// pending inputs, a retry's running attempt. Read without this promise's lock held;
+    /// the producer's own lock guards them.
+    final var producerInputs: [Core] {
+        (self as? any ProducerInputs)?.inputsMade ?? []
     }
 
     /// A continuation attaches to a forwarded promise: it is registered here, and the
@@ -361,4 +363,12 @@ final class WaitGraph {
         }
         return false
     }
+}
+
+/// A promise settled by a producer that waits on promises it made, which no word of the
+/// promise holds (it carries the `hasProducerInputs` flag): a bounded combinator's result
+/// (`LimitedResult`), a retry's (`RetryResult`).
+protocol ProducerInputs: AnyObject {
+    /// The promises the producer made and waits on now, read under the producer's lock.
+    var inputsMade: [Core] { get }
 }

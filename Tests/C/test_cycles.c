@@ -6,7 +6,8 @@
  * the result itself, or a promise that follows it, in either order). A cycle
  * that was missed left the promise pending forever in a reference cycle
  * nobody frees (the valgrind pass sees it as a leak); before the fix only a
- * combinator's first input was looked at. Also: no cycle is seen where there
+ * combinator's first input was looked at, and a retry's attempts not at all
+ * (vow_retry's make returning the result hung the same way). Also: no cycle is seen where there
  * is none, and a deep lattice of combinators is walked once per promise,
  * without recursion.
  *
@@ -271,6 +272,86 @@ test_callback_adopts_a_bounded_result_that_makes_it(void)
 }
 
 /* ======================================================================
+ * vow_retry: make returns the result, or the promise that adopts it
+ * ====================================================================== */
+
+typedef struct retry_case {
+    vow_promise *result;
+    vow_promise *follower; /* returned by make when set */
+    atomic_int made;
+} retry_case;
+
+static vow_promise *
+retry_make(void *ctx)
+{
+    retry_case *c = ctx;
+    atomic_fetch_add(&c->made, 1);
+    return vow_promise_retain(c->follower != NULL ? c->follower : c->result);
+}
+
+static retry_case *retry_follow_case;
+
+static void
+adopt_retry(void *ctx, const vow_value *value, vow_result *out)
+{
+    (void)ctx;
+    (void)value;
+    vow_result_adopt(out, vow_promise_retain(retry_follow_case->result));
+}
+
+/* make runs on the default dispatcher: a host loop here, so the order is the test's. */
+static void
+test_retry_make_returns_the_result(void)
+{
+    host_queue *loop = host_queue_new();
+    vow_dispatcher *d = vow_dispatcher_new(host_submit, loop, host_queue_destroy);
+    vow_set_default_dispatcher(d);
+    /* Each attempt is the result itself: each fails with the cycle error, the last is final. */
+    retry_case self = {0};
+    self.result = vow_retry(3, 0, retry_make, NULL, &self, NULL);
+    CHECK_CYCLE(loop, self.result);
+    CHECK_EQ_INT(atomic_load(&self.made), 3);
+    vow_promise_release(self.result);
+
+    /* q's callback adopts the retry whose make returns q, in either order. */
+    for (int make_first = 0; make_first < 2; make_first++) {
+        vow_resolver *r = NULL;
+        vow_promise *p = vow_promise_pending(&r);
+        retry_case c = {0};
+        retry_follow_case = &c;
+        c.follower = vow_then_on(d, p, adopt_retry, NULL, NULL, NULL);
+        vow_value *one = vow_value_int(1);
+        /* The loop runs its jobs in the order they came: the first attempt's, queued by
+           vow_retry, and q's callback's, queued when p fulfils. */
+        if (make_first) {
+            c.result = vow_retry(2, 0, retry_make, NULL, &c, NULL);
+            host_run_one(loop); /* the first attempt: q, pending on p */
+            CHECK_EQ_INT(atomic_load(&c.made), 1);
+            CHECK_EQ_INT(vow_resolver_fulfill(r, one), VOW_OK);
+        } else {
+            CHECK_EQ_INT(vow_resolver_fulfill(r, one), VOW_OK);
+            c.result = vow_retry(2, 0, retry_make, NULL, &c, NULL);
+            host_run_one(loop); /* q's callback: q follows the retry */
+            CHECK_EQ_INT(atomic_load(&c.made), 0);
+            CHECK_EQ_INT(vow_promise_state(c.follower), VOW_PENDING);
+        }
+        CHECK_CYCLE(loop, c.follower);
+        CHECK_CYCLE(loop, c.result);
+        vow_promise_release(c.follower);
+        vow_promise_release(c.result);
+        vow_resolver_release(r);
+        vow_promise_release(p);
+        vow_value_release(one);
+    }
+    vow_set_default_dispatcher(NULL);
+    vow_dispatcher_release(d);
+    host_drain(loop);
+    flush_default();
+    CHECK_EQ_INT(atomic_load(&loop->destroyed), 1);
+    host_queue_free(loop);
+}
+
+/* ======================================================================
  * No cycle where there is none; a deep lattice walked once per promise
  * ====================================================================== */
 
@@ -369,5 +450,6 @@ TEST_MAIN_BEGIN("test_cycles")
     RUN_TEST(test_resolver_resolve_with_a_combinator_of_itself);
     RUN_TEST(test_make_returns_the_result);
     RUN_TEST(test_callback_adopts_a_bounded_result_that_makes_it);
+    RUN_TEST(test_retry_make_returns_the_result);
     RUN_TEST(test_lattice);
 TEST_MAIN_END
