@@ -765,9 +765,10 @@ vow_resolver_release(vow_resolver *VOW_NULLABLE r);
  * is refused by vow_result_return, vow_result_throw and vow_result_adopt
  * with the misuse line "expected the vow_result of a running callback":
  * the outcome of the callback running then is not touched (vow_result_adopt
- * still releases its p). out is a token, not an address: the check reads
- * nothing behind it, so a kept out never reaches memory that is gone. Pass
- * it nowhere but to those three functions.
+ * still releases its p). out is a token, not the address of the outcome:
+ * the check reads nothing behind it, so a kept out never reaches memory
+ * that is gone. Pass it nowhere but to those three functions (where a handle
+ * is expected, it is refused as "a pointer that is not a vow handle").
  */
 typedef void (*vow_on_value)(void *VOW_NULLABLE ctx, const vow_value *VOW_NULLABLE value,
                              vow_result *VOW_NULLABLE out);

@@ -422,6 +422,40 @@ test_nested_inline_callbacks(void)
     vow_value_release(zero);
 }
 
+/* out passed where a handle is expected: refused as a stray pointer (one line each), never
+   a fault, and the outcome is untouched. */
+static void
+out_as_handle(void *ctx, const vow_value *value, vow_result *out)
+{
+    (void)ctx;
+    vow_result_return(out, value);
+    CHECK_EQ_INT(vow_value_kind((const vow_value *)out), VOW_KIND_INVALID);
+    vow_result_return(out, (const vow_value *)out);
+    vow_result_adopt(out, (vow_promise *)out);
+    vow_promise_release((vow_promise *)out);
+}
+
+static void
+test_out_passed_as_a_handle(void)
+{
+    vow_value *one = vow_value_int(1);
+    vow_promise *p = vow_promise_fulfilled(one);
+    stderr_capture cap;
+    capture_stderr_begin(&cap);
+    vow_promise *next = vow_then(p, out_as_handle, NULL, NULL, NULL);
+    vow_value *got = NULL;
+    vow_state s = wait_promise(next, &got, NULL);
+    char *text = capture_stderr_end(&cap);
+    CHECK_EQ_INT(s, VOW_FULFILLED);
+    CHECK_EQ_PTR(got, one);
+    CHECK_EQ_INT(count_lines_containing(text, "got a pointer that is not a vow handle"), 4);
+    free(text);
+    vow_value_release(got);
+    vow_promise_release(next);
+    vow_promise_release(p);
+    vow_value_release(one);
+}
+
 TEST_MAIN_BEGIN("test_result_adopt")
 RUN_TEST(test_follows_the_step);
 RUN_TEST(test_follows_a_rejection);
@@ -432,4 +466,5 @@ RUN_TEST(test_cycle);
 RUN_TEST(test_kept_out_inside_another_callback);
 RUN_TEST(test_out_from_another_thread);
 RUN_TEST(test_nested_inline_callbacks);
+RUN_TEST(test_out_passed_as_a_handle);
 TEST_MAIN_END

@@ -3,9 +3,11 @@
  * Internal to Vow, not part of vow.h (it is in the CVow module for the C face; C programs
  * never include it).
  *
- * A C callback's `vow_result *out` is not an address but a token: a number that names one
- * call of one callback, never handed out twice in the process (odd, so never the address
- * of a handle). Each thread keeps, in a thread-local record, the token of the callback
+ * A C callback's `vow_result *out` is not the address of its outcome but a token that
+ * names one call of one callback: an address inside a region of the library that nothing
+ * writes (so a token passed where a handle is expected reads as a stray pointer, not a
+ * fault), never that of an object, handed out again only after half a million others.
+ * Each thread keeps, in a thread-local record, the token of the callback
  * running innermost on it and where that call's outcome lives (on the stack of the job
  * that runs it, alive for the whole call). vow_result_return, _throw and _adopt write
  * only when out is that token: an out kept past its callback, used inside another
