@@ -1260,8 +1260,9 @@ typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, si
  * the result). n == 0 fulfils with an empty LIST at once (make is never
  * called; destroy runs before this call returns). limit larger than n makes
  * every input at once (still lazily, on the dispatcher). While inputs remain
- * to be made, a vow_wait on the result from a job of that (serial)
- * dispatcher could never end: it answers VOW_DEADLOCK at once.
+ * to be made (until the call of make that makes the last one returned), a
+ * vow_wait on the result from a job of that (serial) dispatcher, make's own
+ * calls included, could never end: it answers VOW_DEADLOCK at once.
  *
  * Returns +1. NULL make returns NULL; limit == 0, or n with the top bit set,
  * is misuse (NULL and a misuse line), also with n == 0: the arguments are

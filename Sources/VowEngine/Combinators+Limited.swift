@@ -180,7 +180,6 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
             elements.append(nil)
             let current = self.result
             lock.unlock()
-            if last { current?.needsJobs(on: nil) }
 
             let made: Core?
             do {
@@ -193,6 +192,9 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
                 continue
             }
             register(refusingCycle(input, of: current), index)
+            // Settling no longer needs a job here once the last input was made (not
+            // before: a wait on the result inside that last call of make could never end).
+            if last { current?.needsJobs(on: nil) }
         }
     }
 

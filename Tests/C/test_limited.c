@@ -613,6 +613,51 @@ wait_inside_default(void *ctx, const vow_value *value, vow_result *out)
     vow_error_release(e);
 }
 
+/* make waits for the result it is making the last input of: the input can only come once
+   make returns, so the wait answers VOW_DEADLOCK at once (before, the check stopped as the
+   last call of make began: the wait returned only at its timeout, and a wait without one
+   hung). */
+typedef struct last_waiter {
+    vow_promise *all;
+    vow_state state;
+    int deadlock_error;
+    atomic_int made;
+} last_waiter;
+
+static vow_promise *
+make_waiting_for_result(void *ctx, size_t i)
+{
+    (void)i;
+    last_waiter *w = ctx;
+    atomic_fetch_add(&w->made, 1);
+    vow_error *e = NULL;
+    w->state = vow_wait(w->all, -1, NULL, &e); /* no limit: VOW_DEADLOCK or a hang */
+    w->deadlock_error = is_vow_error(e, VOW_ERROR_DEADLOCK);
+    vow_error_release(e);
+    vow_value *v = vow_value_int(1);
+    vow_promise *p = vow_promise_fulfilled(v);
+    vow_value_release(v);
+    return p;
+}
+
+static void
+test_limited_wait_inside_the_last_make_is_a_deadlock(void)
+{
+    host_queue *q = host_queue_new();
+    vow_dispatcher *d = host_dispatcher(q);
+    last_waiter w = {NULL, VOW_STATE_INVALID, 0, 0};
+    w.all = vow_when_limited_on(d, 1, 1, make_waiting_for_result, &w, NULL);
+    double start = now_seconds();
+    host_drain(q);
+    CHECK(now_seconds() - start < ts_wait_seconds() / 2);
+    CHECK_EQ_INT(atomic_load(&w.made), 1);
+    CHECK_EQ_INT(w.state, VOW_DEADLOCK);
+    CHECK(w.deadlock_error);
+    CHECK_EQ_INT(wait_promise(w.all, NULL, NULL), VOW_FULFILLED);
+    vow_promise_release(w.all);
+    host_finish(d, q);
+}
+
 static void
 test_limited_wait_on_own_dispatcher_is_a_deadlock(void)
 {
@@ -846,6 +891,7 @@ TEST_MAIN_BEGIN("test_limited")
     RUN_TEST(test_limited_dropped_pump);
     RUN_TEST(test_when_limited_many);
     RUN_TEST(test_limited_wait_on_own_dispatcher_is_a_deadlock);
+    RUN_TEST(test_limited_wait_inside_the_last_make_is_a_deadlock);
     RUN_TEST(test_any);
     RUN_TEST(test_when_other_inputs);
     RUN_TEST(test_site_twins);
