@@ -40,10 +40,19 @@ vow_result_new_block(vow_result_thread *thread)
     thread->end = thread->next + VOW_RESULT_BLOCK;
 }
 
+/* What vow_result_begin saved for vow_result_end: the callback that ran before (an outer
+   one, when callbacks run inline inside each other). */
+typedef struct vow_result_outer {
+    uintptr_t token;
+    void *outcome;
+} vow_result_outer;
+
 /* Makes the callback whose outcome lives at outcome the running one; returns its token. */
 static inline vow_result *
-vow_result_enter(vow_result_thread *thread, void *outcome)
+vow_result_begin(vow_result_thread *thread, void *outcome, vow_result_outer *outer)
 {
+    outer->token = thread->token;
+    outer->outcome = thread->outcome;
     if (__builtin_expect(thread->next == thread->end, 0)) vow_result_new_block(thread);
     uintptr_t token = (uintptr_t)vow_result_space + 16 * thread->next + 4;
     thread->next += 1;
@@ -52,26 +61,30 @@ vow_result_enter(vow_result_thread *thread, void *outcome)
     return (vow_result *)token;
 }
 
+/* The callback returned: the one that ran before is the running one again. */
+static inline void
+vow_result_end(vow_result_thread *thread, const vow_result_outer *outer)
+{
+    thread->token = outer->token;
+    thread->outcome = outer->outcome;
+}
+
 void
 vow_result_call_value(vow_on_value fn, void *ctx, const vow_value *value, void *outcome)
 {
     vow_result_thread *thread = &vow_result_record;
-    uintptr_t outer_token = thread->token;
-    void *outer_outcome = thread->outcome;
-    fn(ctx, value, vow_result_enter(thread, outcome));
-    thread->token = outer_token;
-    thread->outcome = outer_outcome;
+    vow_result_outer outer;
+    fn(ctx, value, vow_result_begin(thread, outcome, &outer));
+    vow_result_end(thread, &outer);
 }
 
 void
 vow_result_call_error(vow_on_error fn, void *ctx, const vow_error *error, void *outcome)
 {
     vow_result_thread *thread = &vow_result_record;
-    uintptr_t outer_token = thread->token;
-    void *outer_outcome = thread->outcome;
-    fn(ctx, error, vow_result_enter(thread, outcome));
-    thread->token = outer_token;
-    thread->outcome = outer_outcome;
+    vow_result_outer outer;
+    fn(ctx, error, vow_result_begin(thread, outcome, &outer));
+    vow_result_end(thread, &outer);
 }
 
 void *

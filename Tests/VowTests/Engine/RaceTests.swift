@@ -230,14 +230,18 @@ struct RaceTests {
             let middle = head.then { $0 + 1 }.then { $0 + 1 }
             let (adopter, adopterResolver) = Promise<Int>.pending()
             let (other, otherResolver) = Promise<Int>.pending()
-            let cancelling = round % 2 == 1
+            // A third of the rounds settle the head, a third race a cancel of the middle
+            // against the head's settling (either may win), a third cancel the middle with
+            // the head left pending (the cancel always wins: the cancel path is taken
+            // whatever the scheduler does).
+            let kind = round % 3
             try concurrently(threads) { index in
                 barrier.arriveAndWait()
                 switch index {
                 case 0: adopterResolver.resolve(middle)
                 case 1: otherResolver.resolve(middle.map { $0 })
-                case 2: if cancelling { middle.cancel() } else { headResolver.fulfill(1) }
-                default: headResolver.fulfill(1)
+                case 2: if kind == 0 { headResolver.fulfill(1) } else { middle.cancel() }
+                default: if kind != 2 { headResolver.fulfill(1) }
                 }
             }
             let chain = try outcome(of: middle)
@@ -253,9 +257,12 @@ struct RaceTests {
                 }
             }
             if case .failure = chain { cancelledRounds += 1 }
+            if kind == 0, case .failure = chain { Issue.record("round \(round): settled rounds must fulfil") }
         }
-        // Half the rounds race a cancel against the head's settling: some must have seen it.
-        #expect(cancelledRounds > 0)
+        // Before, half the rounds raced the cancel against the settling and the test asked
+        // that some cancel won: under ThreadSanitizer on a loaded machine the chain could
+        // settle first in every round, and the test failed with nothing wrong.
+        #expect(cancelledRounds >= rounds / 3)
     }
 
     /// The cycle check walks every input of a combinator (a graph search from the first
@@ -276,17 +283,18 @@ struct RaceTests {
             let all = when(fulfilled: [right, left, left.map { $0 }]).map { $0.reduce(0, +) }
             let (adopter, adopterResolver) = Promise<Int>.pending()
             let (other, otherResolver) = Promise<Int>.pending()
-            let cancelling = round % 2 == 1
+            // As in cycleCheckAgainstSettle: settle, race a cancel against the settling, or
+            // cancel with the head left pending (the cancel path taken whatever the
+            // scheduler does).
+            let kind = round % 3
             try concurrently(threads) { index in
                 barrier.arriveAndWait()
                 switch index {
                 case 0: adopterResolver.resolve(all)
                 case 1: otherResolver.resolve(all.map { $0 })
-                // Cancelling rounds never fulfil the head: the cancel always finds `left`
-                // pending (the walks race it, not the scheduler), and every round ends.
-                case 2: if cancelling { left.cancel() } else { headResolver.fulfill(1) }
+                case 2: if kind == 0 { headResolver.fulfill(1) } else { left.cancel() }
                 default:
-                    if !cancelling { headResolver.fulfill(1) }
+                    if kind != 2 { headResolver.fulfill(1) }
                     secondResolver.fulfill(1)
                 }
             }
@@ -303,8 +311,9 @@ struct RaceTests {
                 }
             }
             if case .failure = combined { cancelledRounds += 1 }
+            if kind == 0, case .failure = combined { Issue.record("round \(round): settled rounds must fulfil") }
         }
-        #expect(cancelledRounds == rounds / 2)
+        #expect(cancelledRounds >= rounds / 3)
     }
 
     /// A link cancelled on one thread while its source settles on another: the
