@@ -1452,8 +1452,11 @@ vow_set_misuse_handler(vow_misuse_handler VOW_NULLABLE h, void *VOW_NULLABLE ctx
  * (its finally callbacks then run; its value and error callbacks never do).
  * The request travels upstream: a promise p waits on is cancelled once
  * every promise depending on it was cancelled, and at the head the
- * producer's vow_resolver_on_cancel handlers run. A settled p is left as it
- * is. NULL does nothing. Any thread.
+ * producer's vow_resolver_on_cancel handlers run. A callback already
+ * running when p is cancelled runs to its end; a promise it returns
+ * (vow_result_adopt, a PROMISE value) is then cancelled under the same rule,
+ * unless something else still waits on it. A settled p is left as it is.
+ * NULL does nothing. Any thread.
  */
 VOW_EXTERN void
 vow_cancel(vow_promise *VOW_NULLABLE p);

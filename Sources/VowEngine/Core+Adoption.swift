@@ -41,7 +41,9 @@
 extension Core {
     /// Makes this promise follow `source`. The caller has the right to settle this promise
     /// (it claimed the resolver, or runs the link's body). Rejects with the cycle error if
-    /// `source` is this promise or waits on it. Does nothing if this promise is settled.
+    /// `source` is this promise or waits on it. Does nothing if this promise is settled,
+    /// except that a promise cancelled meanwhile (while the body that made `source` ran)
+    /// lets `source` go under the upstream rule.
     /// Collapses the chain when every registration on this promise is an adopter (see
     /// above).
     @usableFromInline package final func follow(_ source: Core) {
@@ -52,6 +54,11 @@ extension Core {
         var flags = lock()
         guard !flags.contains(.settled) else {
             unlock(flags)
+            // Cancelled while the body that returned `source` ran: nobody here wants it
+            // any more, so it is let go under the upstream rule (cancelled unless
+            // something else waits on it), as it would have been had it been adopted
+            // before the cancellation.
+            if flags.contains(.cancelled) { source.cancelIfUnwanted() }
             return
         }
         let previous = replaceUpstream(with: source)

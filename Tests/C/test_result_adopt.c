@@ -456,6 +456,63 @@ test_out_passed_as_a_handle(void)
     vow_value_release(one);
 }
 
+/* The derived promise is cancelled while its callback runs; the callback then adopts a
+   pending step. Nobody wants that step any more: it is cancelled too (its producer's
+   cancel handler runs), unless something else waits on it. Before, it was only released,
+   and a producer whose resolver was held elsewhere (a request in flight) never heard of
+   the cancellation (test_adoption_loop's cancel could fall into that window). */
+typedef struct late_adopt {
+    atomic_int running;   /* the callback started */
+    atomic_int cancelled; /* the test cancelled the derived promise */
+    vow_resolver *r;      /* the adopted step's resolver (kept by the test) */
+    vow_promise *other;   /* keeps the step wanted, when set */
+    int keep_wanted;
+    track *t;             /* the step's cancel handler */
+} late_adopt;
+
+static void
+adopt_after_cancel(void *ctx, const vow_value *value, vow_result *out)
+{
+    (void)value;
+    late_adopt *l = ctx;
+    atomic_store(&l->running, 1);
+    wait_counter(&l->cancelled, 1, ts_wait_seconds());
+    vow_promise *step = vow_promise_pending(&l->r);
+    vow_resolver_on_cancel(l->r, track_fn, l->t, NULL);
+    if (l->keep_wanted) l->other = vow_then(step, NULL, NULL, NULL, NULL);
+    vow_result_adopt(out, step);
+}
+
+static void
+test_adopted_after_cancel(void)
+{
+    for (int keep = 0; keep < 2; keep++) {
+        late_adopt l = {0, 0, NULL, NULL, keep, track_new()};
+        vow_value *one = vow_value_int(1);
+        vow_promise *p = vow_promise_fulfilled(one);
+        vow_promise *next = vow_then(p, adopt_after_cancel, NULL, &l, NULL);
+        REQUIRE(wait_counter(&l.running, 1, ts_wait_seconds()));
+        vow_cancel(next);
+        atomic_store(&l.cancelled, 1);
+        flush_default();
+        if (keep) {
+            /* wanted by another chain: left running */
+            CHECK_EQ_INT(track_calls(l.t), 0);
+            CHECK(!vow_resolver_is_used(l.r));
+            vow_promise_release(l.other);
+        } else {
+            CHECK(wait_counter(&l.t->calls, 1, ts_wait_seconds()));
+            CHECK(vow_resolver_is_used(l.r)); /* cancelled */
+        }
+        vow_resolver_release(l.r);
+        vow_promise_release(next);
+        vow_promise_release(p);
+        vow_value_release(one);
+        flush_default();
+        track_destroy(l.t);
+    }
+}
+
 TEST_MAIN_BEGIN("test_result_adopt")
 RUN_TEST(test_follows_the_step);
 RUN_TEST(test_follows_a_rejection);
@@ -467,4 +524,5 @@ RUN_TEST(test_kept_out_inside_another_callback);
 RUN_TEST(test_out_from_another_thread);
 RUN_TEST(test_nested_inline_callbacks);
 RUN_TEST(test_out_passed_as_a_handle);
+RUN_TEST(test_adopted_after_cancel);
 TEST_MAIN_END
