@@ -200,7 +200,9 @@ typedef vow_value *VOW_NULLABLE (*vow_glib_finish)(void *VOW_NULLABLE ctx, GObje
  *
  * Call it on the thread that iterates d's context (or while no thread does):
  * it acquires the context to push it as the thread-default, which GIO uses to
- * call back there. A context that another thread owns returns NULL.
+ * call back there. A context that another thread owns returns NULL: start
+ * never runs, destroy runs before the call returns, and nothing is reported
+ * (no promise was handed out, so none is left to reject).
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_glib_async(vow_dispatcher *VOW_NULLABLE d, vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish,

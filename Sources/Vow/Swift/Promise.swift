@@ -93,7 +93,9 @@ public struct Promise<T: Sendable>: Thenable, Sendable {
     /// Cancels the promise: if it is pending it is rejected at once with the cancellation
     /// error (its `finally` handlers run), its own value/error callbacks are dropped, and
     /// the request travels upstream to every promise it waits on that no other promise
-    /// still needs. The producer's `Resolver.onCancel` handlers run. No effect once settled.
+    /// still needs. The producer's `Resolver.onCancel` handlers run. A body already running
+    /// runs to its end, and the promise it returns is cancelled under the same rule. No
+    /// effect once settled.
     public func cancel() {
         core.cancel()
     }
