@@ -146,3 +146,25 @@ package.targets.append(contentsOf: [
         swiftSettings: [.swiftLanguageMode(.v6)]
     ),
 ])
+
+// MARK: VowPromiseKit (issue 36): PromiseKit 6/8's names over Vow
+//
+// A compatibility layer for code written against PromiseKit: it re-exports Vow and adds
+// PromiseKit's spellings (`Guarantee`, `PMKError`, `PMKNamespacer`, `on: DispatchQueue?`,
+// `flags:`, `ensure`, `hang`, `after(.milliseconds(n))`, ...) as thin calls into Vow's own
+// (one engine, Vow's rules; MIGRATION.md, "The PromiseKit compatibility layer"). A file
+// that said `import PromiseKit` says `import VowPromiseKit`. Uses Dispatch (PromiseKit's API
+// is DispatchQueue-based), not Foundation. Its tests run in the swift-tests and tsan stages.
+package.products.append(.library(name: "VowPromiseKit", targets: ["VowPromiseKit"]))
+package.targets.append(contentsOf: [
+    .target(
+        name: "VowPromiseKit",
+        dependencies: ["Vow"],
+        swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    .testTarget(
+        name: "VowPromiseKitTests",
+        dependencies: ["VowPromiseKit"],
+        swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+])

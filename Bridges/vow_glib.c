@@ -520,7 +520,13 @@ vow_glib_async_site(const char *site_file, int site_line, vow_dispatcher *d, vow
         ? vow_glib__req_new(d, VOW_GLIB__ASYNC, 0, &p, &context, site_file, site_line)
         : NULL;
     if (req != NULL && !g_main_context_acquire(context)) {
-        /* Another thread owns the context: GIO could not call back there. */
+        /* Another thread owns the context: GIO could not call back there. The promise is
+           never handed out: it is settled quietly (fulfilled with the NULL value) before
+           it goes, so that finishing the request does not reject it with a cancellation
+           that would be reported as unhandled for a promise the caller never got. */
+        vow_value *nothing = vow_value_null();
+        vow_resolver_fulfill(req->resolver, nothing);
+        vow_value_release(nothing);
         vow_promise_release(p);
         p = NULL;
         req->destroy = NULL;

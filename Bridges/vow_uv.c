@@ -43,7 +43,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bridge_queue.h"
 
@@ -309,8 +312,9 @@ struct vow_uv__req {
     vow_uv__req *prev, *next; /* st->live, while not done */
     /* vow_uv_fs_read, vow_uv_fs_read_file */
     char *buf;
-    size_t len, cap, max;
-    uv_file file;            /* read_file: the open file, or -1 */
+    size_t len, cap, max;    /* fs_read: max is the length asked for */
+    int64_t offset;          /* fs_read: where to read (-1: the file's current position) */
+    uv_file file;            /* fs_read: the file; read_file: the open file, or -1 */
     int status;              /* read_file: the first failure, or 0 */
     /* vow_uv_queue_work */
     vow_uv_work work;
@@ -527,16 +531,78 @@ vow_uv_fs_open_site(const char *site_file, int site_line, vow_dispatcher *d, con
     return rc < 0 ? vow_uv__refused(req, p, rc) : p;
 }
 
+/* fs_read reads at most this much at once from a file that is not a regular file (a pipe,
+   a socket, a device), whose size says nothing of what one read returns. */
+#define VOW_UV__READ_CHUNK ((size_t)64 * 1024)
+
+/* The fstat before a read (loop thread): the buffer is sized by what can be read, then the
+   read starts (its callback is vow_uv__on_fs). */
+static void
+vow_uv__read_sized(uv_fs_t *fs)
+{
+    vow_uv__req *req = fs->data;
+    ssize_t result = fs->result;
+    bool regular = result == 0 && S_ISREG(fs->statbuf.st_mode);
+    uint64_t size = fs->statbuf.st_size;
+    uv_fs_req_cleanup(fs);
+    if (result < 0) {
+        vow_uv__reject_status(req->resolver, (int)result);
+        vow_uv__req_finish(req);
+        return;
+    }
+    if (vow_resolver_is_used(req->resolver)) { /* cancelled meanwhile */
+        vow_uv__req_finish(req);
+        return;
+    }
+    /* A regular file: what lies between the position and its end, as fstat saw it. */
+    size_t cap = req->max < VOW_UV__READ_CHUNK ? req->max : VOW_UV__READ_CHUNK;
+    if (regular) {
+        int64_t start = req->offset >= 0 ? req->offset : (int64_t)lseek(req->file, 0, SEEK_CUR);
+        if (start >= 0) {
+            uint64_t left = size > (uint64_t)start ? size - (uint64_t)start : 0;
+            cap = left < req->max ? (size_t)left : req->max;
+        }
+    }
+    if (cap == 0) {
+        vow_uv__fulfil(req->resolver, vow_value_bytes(NULL, 0));
+        vow_uv__req_finish(req);
+        return;
+    }
+    req->buf = malloc(cap);
+    if (req->buf == NULL) {
+        vow_uv__reject_status(req->resolver, UV_ENOMEM);
+        vow_uv__req_finish(req);
+        return;
+    }
+    uv_buf_t buf = uv_buf_init(req->buf, (unsigned int)(cap > UINT32_MAX ? UINT32_MAX : cap));
+    int rc = uv_fs_read(req->loop, &req->u.fs, req->file, &buf, 1, req->offset, vow_uv__on_fs);
+    if (rc < 0) {
+        vow_uv__reject_status(req->resolver, rc);
+        vow_uv__req_finish(req);
+    }
+}
+
 vow_promise *
 vow_uv_fs_read_site(const char *site_file, int site_line, vow_dispatcher *d, uv_file file, size_t length, int64_t offset)
 {
     vow_promise *p;
     vow_uv__req *req = vow_uv__req_new(d, VOW_UV__FS, &p, site_file, site_line);
     if (req == NULL) return NULL;
-    req->buf = malloc(length > 0 ? length : 1);
-    if (req->buf == NULL) return vow_uv__refused(req, p, UV_ENOMEM);
-    uv_buf_t buf = uv_buf_init(req->buf, (unsigned int)(length > UINT32_MAX ? UINT32_MAX : length));
-    int rc = uv_fs_read(req->loop, &req->u.fs, file, &buf, 1, offset, vow_uv__on_fs);
+    if (offset < -1) {
+        char message[128];
+        snprintf(message, sizeof message,
+                 "vow_uv_fs_read: offset %lld is not a position (-1 reads at the file's current position)",
+                 (long long)offset);
+        vow_error *e = vow_error_new("uv", UV_EINVAL, message);
+        vow_resolver_reject(req->resolver, e);
+        vow_error_release(e);
+        vow_uv__req_finish(req);
+        return p;
+    }
+    req->file = file;
+    req->offset = offset;
+    req->max = length;
+    int rc = uv_fs_fstat(req->loop, &req->u.fs, file, vow_uv__read_sized);
     return rc < 0 ? vow_uv__refused(req, p, rc) : p;
 }
 

@@ -27,12 +27,32 @@
  *            mistake: clang warns about a literal NULL there (gcc does
  *            not, on purpose: see VOW_NONNULL below). The annotation never
  *            changes what the compiled program does.
- * Misuse     A handle of the wrong kind (or one already released, when that
- *            is detectable), a count too large for the machine, an unknown
- *            enum value or a malformed signature gets the same answer as
- *            NULL, plus one line on standard error saying what was wrong
- *            ("Misuse lines" below lists them; vow_set_misuse_handler routes
- *            or silences them). NULL itself is answered silently.
+ * Misuse     A handle of the wrong kind (or one already released, while
+ *            that can still be seen: see Released), a count too large for
+ *            the machine, an unknown enum value or a malformed signature
+ *            gets the same answer as NULL, plus one line on standard error
+ *            saying what was wrong ("Misuse lines" below lists them;
+ *            vow_set_misuse_handler routes or silences them). NULL itself
+ *            is answered silently.
+ * Released   Using a handle after its last reference was released (a
+ *            second release, any call after the release that freed it) is
+ *            undefined behaviour, as using memory after free() is: a handle
+ *            is the address of its object, whose memory goes back to the
+ *            allocator at the last release and may hold another object
+ *            (of any kind) by the time the handle comes back, so no check
+ *            can tell without reading memory that is gone. The library
+ *            reads the handle's tag where it stands and refuses the call
+ *            ("got a released handle", a misuse line) while the memory
+ *            still says so; that read is the program's use after free, and
+ *            valgrind and AddressSanitizer report it as such. Never rely on
+ *            it. This holds for every handle of every Vow header: promises,
+ *            values, errors, resolvers, dispatchers (host dispatchers too),
+ *            trampolines, jobs, test loops. Two cases are well defined: a
+ *            built-in dispatcher ignores release and stays valid; and the
+ *            resolver of vow_promise_pending lives inside its promise, so
+ *            while the program holds the promise, a released resolver is
+ *            always refused (a misuse line) and no memory that is gone is
+ *            read.
  * Memory     The library is written in Swift, whose runtime ends the process
  *            when an allocation fails: no function answers "out of memory"
  *            (VOW_ENOMEM is never returned), and a function documented to
@@ -128,15 +148,24 @@ extern "C" {
  * Versioning
  * ====================================================================== */
 
+/** @{ */
+/**
+ * The release, and the one place its version is written: vow_version(),
+ * vow.pc, the CMake package (VowConfigVersion.cmake) and the Debian packages
+ * are made from these three macros (CHANGELOG.md says what each release
+ * changed). A program tests for a function by version, e.g.
+ * `#if VOW_VERSION_NUMBER >= 300` for vow_when_limited.
+ */
 #define VOW_VERSION_MAJOR 0
-#define VOW_VERSION_MINOR 1
+#define VOW_VERSION_MINOR 3
 #define VOW_VERSION_PATCH 0
+/** @} */
 /**
  * The header's version as one integer constant, major*10000 + minor*100 +
- * patch. A plain literal so that Swift imports it too; the #if below keeps
+ * patch. A plain literal so that Swift imports it too; the `#if` below keeps
  * it equal to its parts.
  */
-#define VOW_VERSION_NUMBER 100
+#define VOW_VERSION_NUMBER 300
 #if VOW_VERSION_NUMBER != VOW_VERSION_MAJOR * 10000 + VOW_VERSION_MINOR * 100 + VOW_VERSION_PATCH
 #  error "VOW_VERSION_NUMBER does not match VOW_VERSION_MAJOR/_MINOR/_PATCH"
 #endif
@@ -621,8 +650,10 @@ vow_promise_is_cancelled(const vow_promise *VOW_NULLABLE p);
  * assimilated (its class functions run later, as jobs on the default
  * dispatcher), any other x fulfils the promise (x retained). Once x was
  * adopted the resolver is used up (vow_resolver_is_used is true while the
- * promise is still pending). Resolving with the promise itself, or a chain
- * leading back to it, or fulfilling it with a value that holds it (see
+ * promise is still pending). Resolving with the promise itself, or a
+ * promise leading back to it (through a chain, or through any input of a
+ * combinator on the way: vow_when, vow_join, vow_race, vow_any, a bounded
+ * combinator's inputs), or fulfilling it with a value that holds it (see
  * vow_resolver_fulfill), rejects it with VOW_ERROR_CYCLE and returns VOW_OK.
  * Returns VOW_OK, VOW_EALREADY if the resolver was already used (nothing
  * changes), VOW_EINVAL if r or x is NULL. Any thread.
@@ -734,6 +765,19 @@ vow_resolver_release(vow_resolver *VOW_NULLABLE r);
  * A value callback: value is borrowed for the call; out is the derived
  * promise's outcome slot, valid only during the call. The library passes
  * non-NULL value and out (vow_dispatch passes value NULL).
+ *
+ * out names this one call of the callback: it is valid on the thread that
+ * runs the callback, until the callback returns, and not inside another
+ * callback that runs meanwhile on that thread (an inline dispatcher's). An
+ * out used anywhere else (kept and used after the callback returned, used
+ * from another thread while the callback runs, or inside another callback)
+ * is refused by vow_result_return, vow_result_throw and vow_result_adopt
+ * with the misuse line "expected the vow_result of a running callback":
+ * the outcome of the callback running then is not touched (vow_result_adopt
+ * still releases its p). out is a token, not the address of the outcome:
+ * the check reads nothing behind it, so a kept out never reaches memory
+ * that is gone. Pass it nowhere but to those three functions (where a handle
+ * is expected, it is refused as "a pointer that is not a vow handle").
  */
 typedef void (*vow_on_value)(void *VOW_NULLABLE ctx, const vow_value *VOW_NULLABLE value,
                              vow_result *VOW_NULLABLE out);
@@ -747,7 +791,8 @@ typedef void (*vow_on_error)(void *VOW_NULLABLE ctx, const vow_error *VOW_NULLAB
  * the resolution procedure of vow_resolver_resolve (so a v that holds the
  * derived promise itself rejects it with VOW_ERROR_CYCLE). NULL v means the
  * NULL value. A callback that sets nothing resolves with the NULL value;
- * setting again replaces the earlier outcome. NULL out does nothing.
+ * setting again replaces the earlier outcome. NULL out does nothing; an out
+ * that is not the running callback's is refused (see vow_on_value).
  * Callback's thread.
  */
 VOW_EXTERN void
@@ -756,7 +801,8 @@ vow_result_return(vow_result *VOW_NULLABLE out, const vow_value *VOW_NULLABLE v)
 /**
  * Inside a callback: the derived promise is rejected with e (retained).
  * Setting again replaces the earlier outcome. NULL out or NULL e does
- * nothing (the outcome stays as it was). Callback's thread.
+ * nothing (the outcome stays as it was); an out that is not the running
+ * callback's is refused (see vow_on_value). Callback's thread.
  */
 VOW_EXTERN void
 vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
@@ -771,11 +817,16 @@ vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
  * without making the PROMISE value. NULL p (a step
  * that could not start) rejects the derived promise with a VOW_ERROR_TYPE
  * error naming vow_result_adopt, so a failed step is never taken for a
- * value; setting the outcome again replaces it. NULL out, or an out whose
- * callback has returned (a misuse line), still releases p. A p that is not a
- * vow_promise handle (a misuse line) is left alone and the outcome is not
- * changed. p may be a promise of the same chain: a p that leads back to the
- * derived promise rejects it with VOW_ERROR_CYCLE. Callback's thread.
+ * value; setting the outcome again replaces it. NULL out, or an out that is
+ * not the running callback's (a misuse line: see vow_on_value; from another
+ * thread too, while the callback runs), still releases p. A p that is not a
+ * vow_promise handle (a misuse line) is left alone (the caller still owns
+ * it: the library releases only what it can tell is a promise) and the
+ * outcome is not changed. p may be a promise of the same chain: a p that
+ * leads back to the derived promise (through a chain, or through any input
+ * of a combinator on the way: vow_when, vow_join, vow_race, vow_any, a
+ * bounded combinator's inputs) rejects it with VOW_ERROR_CYCLE. Callback's
+ * thread.
  */
 VOW_EXTERN void
 vow_result_adopt(vow_result *VOW_NULLABLE out, vow_promise *VOW_NULLABLE p);
@@ -950,7 +1001,8 @@ vow_observe_on(vow_dispatcher *VOW_NONNULL d, vow_promise *VOW_NONNULL p,
  * NULL and the next calls answer NULL too: check the last one. NULL prev
  * releases nothing. A prev that is not a promise handle gets the misuse line
  * of vow_promise_release; a next that is not one gets a misuse line and
- * NULL is returned (next is left alone). prev == next is a mistake unless
+ * NULL is returned, next is left alone (the caller still owns it) and prev
+ * is still released, as for a NULL next. prev == next is a mistake unless
  * the caller holds two references. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
@@ -970,6 +1022,7 @@ vow_consume(vow_promise *VOW_NULLABLE prev, vow_promise *VOW_NULLABLE next);
  * dispatcher sees its objects on that loop's thread.
  * ====================================================================== */
 
+/** A host's class of promise-like objects: how the library finds and calls their then. */
 struct vow_thenable_class {
     /**
      * Looks up object's then-method. Returns VOW_THEN_NONE if object is not
@@ -1214,9 +1267,10 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_join(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
 
 /**
- * Settles like the first of ps to settle. Once settled, the losers are
- * cancelled (each only if nothing else still waits on it). n == 0 rejects
- * with VOW_ERROR_EMPTY. Returns +1. Any thread.
+ * Settles like the first of ps to settle. Inputs already settled when this
+ * is called count first, in array order: the first of them wins. Once
+ * settled, the losers are cancelled (each only if nothing else still waits
+ * on it). n == 0 rejects with VOW_ERROR_EMPTY. Returns +1. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_race(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
@@ -1227,7 +1281,10 @@ vow_race(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
  * the others are cancelled (each only if nothing else still waits on it). If
  * every one rejects, rejects with the error of the one that rejected last
  * (that same error, not a summary of them; the other rejections count as
- * handled). n == 0 rejects with VOW_ERROR_EMPTY. Returns +1. Any thread.
+ * handled). Inputs already rejected when vow_any is called count as
+ * rejecting in array order, before any input that rejects later: if every
+ * input had rejected before the call, the error is that of ps[n - 1]. n == 0
+ * rejects with VOW_ERROR_EMPTY. Returns +1. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_any(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
@@ -1235,7 +1292,13 @@ vow_any(vow_promise *VOW_NULLABLE const *VOW_NULLABLE ps, size_t n);
 /**
  * Makes the promise for input i of vow_when_limited / vow_join_limited and
  * returns it (+1: the library takes the reference), or NULL (that input
- * fails with a VOW_ERROR_TYPE error).
+ * fails with a VOW_ERROR_TYPE error). A handle of another kind also fails
+ * the input with VOW_ERROR_TYPE, with a misuse line, and is left alone: the
+ * library releases only what it can tell is a promise, so that reference is
+ * still the program's (a make that may return one must keep its own pointer
+ * to release it). The result itself, or a promise that leads back to it (a
+ * vow_then of it, a promise that follows it), fails the input with
+ * VOW_ERROR_CYCLE: the result would wait on itself.
  */
 typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, size_t i);
 
@@ -1266,12 +1329,15 @@ typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, si
  * the result). n == 0 fulfils with an empty LIST at once (make is never
  * called; destroy runs before this call returns). limit larger than n makes
  * every input at once (still lazily, on the dispatcher). While inputs remain
- * to be made, a vow_wait on the result from a job of that (serial)
- * dispatcher could never end: it answers VOW_DEADLOCK at once.
+ * to be made (until the call of make that makes the last one returned), a
+ * vow_wait on the result from a job of that (serial) dispatcher, make's own
+ * calls included, could never end: it answers VOW_DEADLOCK at once.
  *
  * Returns +1. NULL make returns NULL; limit == 0, or n with the top bit set,
- * is misuse (NULL and a misuse line). On every failure destroy runs before
- * the call returns and make is never called. Any thread.
+ * is misuse (NULL and a misuse line), also with n == 0: the arguments are
+ * checked before anything else, so vow_when_limited(0, 0, ...) is NULL, not
+ * an empty LIST. On every failure destroy runs before the call returns and
+ * make is never called. Any thread.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_when_limited(size_t n, size_t limit, vow_limited_make VOW_NULLABLE make, void *VOW_NULLABLE ctx,
@@ -1359,8 +1425,8 @@ typedef void (*vow_unhandled_handler)(void *VOW_NULLABLE ctx, const vow_error *V
  * restores the default (destroy then runs at once), which says nothing for
  * cancellations and writes exactly one line per error to stderr, in one
  * write: `vow: unhandled error: DOMAIN CODE: MESSAGE` (a Swift error:
- * `Type: description`), with control characters escaped (\n, \r, \t, a
- * backslash as \\, other bytes below 0x20 and DEL as \xNN) and the text cut
+ * `Type: description`), with control characters escaped (`\n`, `\r`, `\t`, a
+ * backslash as `\\`, other bytes below 0x20 and DEL as `\xNN`) and the text cut
  * at 1024 bytes of UTF-8, ending in "…" when cut. The previous handler's
  * destroy runs when it is replaced and no call to it is still running.
  * Any thread.
@@ -1382,7 +1448,8 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       expected), one whose last reference was released, or a stray
  *       pointer (detected by a tag the library checks before using a
  *       handle; a freed handle is caught only while its memory was not
- *       reused). TYPE is vow_promise, vow_resolver, vow_value, vow_error,
+ *       reused, and using one is undefined: see Released at the top).
+ *       TYPE is vow_promise, vow_resolver, vow_value, vow_error,
  *       vow_dispatcher, vow_trampoline or job. FN is the entry point, or
  *       run(job) for a host dispatcher's run function: a job run or
  *       dropped twice gets "expected a job, got a released handle".
@@ -1403,8 +1470,10 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       of the constants (N printed as a signed int). Returns NULL; destroy
  *       runs.
  *   vow: FN: expected the vow_result of a running callback
- *       vow_result_return, vow_result_throw, vow_result_adopt: a result slot
- *       used outside its callback (after it returned). Does nothing (but
+ *       vow_result_return, vow_result_throw, vow_result_adopt: an out that
+ *       is not the one of the callback running on this thread (kept past
+ *       its callback, used inside another callback, or from another thread
+ *       while its callback runs; see vow_on_value). Does nothing (but
  *       vow_result_adopt still releases the promise it was given).
  *   vow: FN: malformed signature "SIG": PROBLEM
  *   vow: vow_trampoline_new: signature "SIG": PROBLEM
@@ -1452,8 +1521,11 @@ vow_set_misuse_handler(vow_misuse_handler VOW_NULLABLE h, void *VOW_NULLABLE ctx
  * (its finally callbacks then run; its value and error callbacks never do).
  * The request travels upstream: a promise p waits on is cancelled once
  * every promise depending on it was cancelled, and at the head the
- * producer's vow_resolver_on_cancel handlers run. A settled p is left as it
- * is. NULL does nothing. Any thread.
+ * producer's vow_resolver_on_cancel handlers run. A callback already
+ * running when p is cancelled runs to its end; a promise it returns
+ * (vow_result_adopt, a PROMISE value) is then cancelled under the same rule,
+ * unless something else still waits on it. A settled p is left as it is.
+ * NULL does nothing. Any thread.
  */
 VOW_EXTERN void
 vow_cancel(vow_promise *VOW_NULLABLE p);
@@ -1473,6 +1545,7 @@ vow_cancel(vow_promise *VOW_NULLABLE p);
  * error, never a crash or undefined behaviour.
  */
 #define VOW_FFI_MAX_SIGNATURE 256
+/** The most parameters a signature may have (vow_then_call's trailing ctx not counted). */
 #define VOW_FFI_MAX_PARAMETERS 32
 
 /** Any C function pointer, cast to the type its signature describes when called. */
@@ -1626,7 +1699,8 @@ typedef bool (*vow_retry_if)(void *VOW_NULLABLE ctx, const vow_error *VOW_NONNUL
  * settles like the last attempt. A rejection is retried only if
  * should_retry(ctx, error) returns true (NULL should_retry: every error); a
  * cancellation is never retried. A NULL from make fails that attempt with a
- * VOW_ERROR_TYPE error. A delay of +INFINITY means the next attempt never
+ * VOW_ERROR_TYPE error; the returned promise itself, or a promise that leads
+ * back to it, fails it with VOW_ERROR_CYCLE (it would wait on itself). A delay of +INFINITY means the next attempt never
  * comes: the first failure is final. make and should_retry run on the
  * default dispatcher, the first attempt too (never inside this call).
  * Cancelling the returned promise cancels the current attempt and stops

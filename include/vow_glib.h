@@ -200,7 +200,9 @@ typedef vow_value *VOW_NULLABLE (*vow_glib_finish)(void *VOW_NULLABLE ctx, GObje
  *
  * Call it on the thread that iterates d's context (or while no thread does):
  * it acquires the context to push it as the thread-default, which GIO uses to
- * call back there. A context that another thread owns returns NULL.
+ * call back there. A context that another thread owns returns NULL: start
+ * never runs, destroy runs before the call returns, and nothing is reported
+ * (no promise was handed out, so none is left to reject).
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_glib_async(vow_dispatcher *VOW_NULLABLE d, vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish,
@@ -215,6 +217,12 @@ vow_glib_async(vow_dispatcher *VOW_NULLABLE d, vow_glib_start VOW_NULLABLE start
  * through the macros at its end.
  * ====================================================================== */
 
+/** @{ */
+/**
+ * The _site twin of the function named without _site: the same call, which
+ * also records site_file:site_line as the site of the promise it returns
+ * when debug mode is on (NULL site_file records "C").
+ */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_glib_timeout_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
                       guint interval_ms);
@@ -222,6 +230,7 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_glib_async_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
                     vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish,
                     void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+/** @} */
 
 #ifdef __cplusplus
 } /* extern "C" */

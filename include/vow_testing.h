@@ -65,7 +65,9 @@
  *
  * Misuse lines (see vow.h, "Misuse lines"):
  *   vow: FN: expected a vow_test_loop, got a OTHER
- *       A handle of another kind, or a released loop. Answered as for NULL.
+ *       A handle of another kind, or a released loop (while that can still
+ *       be seen: using a released loop is undefined, vow.h "Released").
+ *       Answered as for NULL.
  *   vow: vow_test_loop_install: this thread has a test loop installed already
  *   vow: vow_test_loop_install: the loop is installed on another thread
  *       Returns VOW_EALREADY; nothing changes.

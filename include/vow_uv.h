@@ -178,8 +178,16 @@ vow_uv_fs_open(vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE path, in
 
 /**
  * uv_fs_read of up to length bytes of file at offset (-1: the file's current
- * position): fulfils with the BYTES read (fewer at the end of the file, none
- * at its end). length 0 fulfils with empty BYTES.
+ * position, which the read moves on): fulfils with the BYTES read (fewer at
+ * the end of the file, none at its end). length 0 fulfils with empty BYTES.
+ * An offset below -1 is refused: the promise rejects with domain "uv", code
+ * UV_EINVAL and a message that names the offset. The buffer is sized by what
+ * can be read, never by length alone (a length of SIZE_MAX costs nothing):
+ * the request first fstats file, then reads, for a regular file, at most
+ * what lies between the position and the end of the file as fstat saw it,
+ * and from anything else (a pipe, a socket, a device) at most 64 KiB, one
+ * read's worth (read again for more). Cancelling the promise cancels the
+ * step in progress.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_fs_read(vow_dispatcher *VOW_NULLABLE d, uv_file file, size_t length, int64_t offset);
@@ -225,8 +233,10 @@ vow_uv_getaddrinfo(vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE node
 /**
  * The work of vow_uv_queue_work, run on libuv's thread pool: returns the
  * value to fulfil with (+1, the reference passes to the library; NULL: the
- * NULL value), or sets *error (+1) and returns NULL to reject. It must not
- * touch the loop (it runs on a pool thread).
+ * NULL value), or sets *error (+1) and returns NULL to reject. A value
+ * returned with *error set is released and the promise rejects with the
+ * error: the error wins, as with a GIO _finish function (vow_glib_finish).
+ * It must not touch the loop (it runs on a pool thread).
  */
 typedef vow_value *VOW_NULLABLE (*vow_uv_work)(void *VOW_NULLABLE ctx, vow_error *VOW_NULLABLE *VOW_NONNULL error);
 
@@ -260,6 +270,12 @@ vow_uv_timer(vow_dispatcher *VOW_NULLABLE d, uint64_t timeout_ms);
  * through the macros at its end.
  * ====================================================================== */
 
+/** @{ */
+/**
+ * The _site twin of the function named without _site: the same call, which
+ * also records site_file:site_line as the site of the promise it returns
+ * when debug mode is on (NULL site_file records "C").
+ */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_fs_open_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
                     const char *VOW_NULLABLE path, int flags, int mode);
@@ -287,6 +303,7 @@ vow_uv_queue_work_site(const char *VOW_NULLABLE site_file, int site_line, vow_di
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_timer_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
                   uint64_t timeout_ms);
+/** @} */
 
 #ifdef __cplusplus
 } /* extern "C" */

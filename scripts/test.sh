@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
-stages=(build compile swift-tests tsan nio c-tests valgrind asan cpp loops fuzz examples install allocations soak)
+stages=(build compile swift-tests tsan nio docs c-tests valgrind asan cpp loops fuzz examples install package abi allocations soak)
 [ $# -gt 0 ] && stages=("$@")
 
 passed=0
@@ -32,6 +32,8 @@ stage_build() {
     # compiles without the others (ARCHITECTURE.md, "Layers").
     local interface
     interface=$(scripts/check-engine-interface.sh) || { echo "$interface"; return 1; }
+    # The version is written once, in include/vow.h (CHANGELOG.md).
+    scripts/check-version.sh || return 1
     scripts/check-layers.sh 2>&1 | tee "$log_dir/layers.log" | grep -v "compiles alone"
     test "${PIPESTATUS[0]}" -eq 0
 }
@@ -75,23 +77,6 @@ stage_tsan() {
 # root's Package.resolved as it found it.
 stage_nio() {
     keeping_package_resolved nio_checks
-}
-
-# Runs "$@", then puts the root's Package.resolved back as it found it (see above).
-keeping_package_resolved() {
-    local backup=""
-    if [ -f Package.resolved ]; then
-        backup=$(mktemp)
-        cp Package.resolved "$backup"
-    fi
-    "$@"
-    local rc=$?
-    if [ -n "$backup" ]; then
-        mv "$backup" Package.resolved
-    else
-        rm -f Package.resolved
-    fi
-    return $rc
 }
 
 nio_checks() {
@@ -222,6 +207,12 @@ nio_one_engine() {
     echo "ok   one engine with the products vow + VowNIO + VowTesting (Examples/nio OneEngine): no vow_* of its own, 6 checks"
 }
 
+stage_docs() {
+    # make docs with 0 warnings (DocC per catalog, Doxygen per header), and the check's
+    # self-test on a copy. After nio: VowNIO's documentation reuses its build.
+    scripts/check-docs.sh
+}
+
 stage_c_tests() {
     [ -x Tests/C/run-c-tests.sh ] || { echo "Tests/C/run-c-tests.sh missing"; return 1; }
     Tests/C/run-c-tests.sh "$(release_bin)"
@@ -269,6 +260,17 @@ stage_examples() {
 stage_install() {
     [ -x scripts/check-install.sh ] || { echo "scripts/check-install.sh missing"; return 1; }
     scripts/check-install.sh
+}
+
+stage_package() {
+    # make deb, lintian, and the packages installed with dpkg -i in a private mount
+    # namespace without the Swift toolchain, programs built and run on them.
+    scripts/check-package.sh
+}
+
+stage_abi() {
+    # The C interface against the release's baseline (abi/), and the gate's self-test.
+    scripts/check-abi.sh && scripts/check-abi.sh --self-test
 }
 
 stage_allocations() {

@@ -12,7 +12,7 @@ let package = Package(
     name: "NIOExample",
     dependencies: [
         // Outside this repository:
-        //   .package(url: "https://…/vow.git", from: "0.1.0", traits: ["NIO"]),
+        //   .package(url: "https://…/vow.git", from: "0.3.0", traits: ["NIO"]),
         .package(name: "vow", path: "../..", traits: ["NIO"]),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],

@@ -2,6 +2,7 @@
 /// true unless its policy is `.allErrors`; the default unhandled-error handler ignores
 /// them. Swift's `CancellationError` counts as cancellation too.
 public protocol CancellableError: Error {
+    /// True if this error stands for cancellation.
     var isCancelled: Bool { get }
 }
 

@@ -54,22 +54,35 @@ extension Core {
     }
 }
 
-/// What a bounded combinator's result tells its run.
+/// What a bounded combinator's result tells its run, and asks it.
 protocol LimitedStopping: AnyObject, Sendable {
     /// The result was cancelled: stop, cancel the pending inputs.
     func resultCancelled()
+    /// The inputs made that have not settled (the cycle check, `Core.waits(on:)`).
+    func pendingInputs() -> [Core]
 }
 
 /// The result of a bounded combinator: a promise that learns, inside `cancel()`, that it was
 /// cancelled (the engine lets a cancelled promise's work go through `disposeUnrun`), so the
 /// run stops at once rather than from a handler queued for later.
-final class LimitedResult: Core, @unchecked Sendable {
+final class LimitedResult: Core, ProducerInputs, @unchecked Sendable {
     // @unchecked: `work` is set once, before the result is handed out, and only read after.
     /// The run, while it has work (its inputs' registrations and its pump job keep it).
     weak var work: (any LimitedStopping)?
 
+    override init() {
+        super.init()
+        word.store(Flags.hasProducerInputs.rawValue, ordering: .relaxed)
+    }
+
     override func disposeUnrun() {
         work?.resultCancelled()
+    }
+
+    /// The cycle check (`Core.waits(on:)`): the result waits on the inputs its run made
+    /// that have not settled (read under the run's lock).
+    var inputsMade: [Core] {
+        work?.pendingInputs() ?? []
     }
 
     /// Deadlock detection (`Core.settlementNeeds`): while inputs remain to be made, settling
@@ -165,9 +178,8 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
             let last = count.map { next >= $0 } ?? false
             if last { exhausted = true }
             elements.append(nil)
-            let result = last ? self.result : nil
+            let current = self.result
             lock.unlock()
-            result?.needsJobs(on: nil)
 
             let made: Core?
             do {
@@ -179,8 +191,20 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
                 noMoreInputs()
                 continue
             }
-            register(input, index)
+            register(refusingCycle(input, of: current), index)
+            // Settling no longer needs a job here once the last input was made (not
+            // before: a wait on the result inside that last call of make could never end).
+            if last { current?.needsJobs(on: nil) }
         }
+    }
+
+    /// `input`, or in its place a promise rejected with the cycle error if `input` is the
+    /// result itself or leads back to it (`make` returned the result, or a promise that
+    /// follows it): the result would wait on itself, pending forever in a cycle nobody
+    /// frees. A refused input is not registered on: it settles as the result does.
+    private func refusingCycle(_ input: Core, of result: LimitedResult?) -> Core {
+        guard let result, input === result || input.waits(on: result) else { return input }
+        return Core(rejected: EngineError.cycle)
     }
 
     /// `make` said there are no more inputs (the reserved index is given back).
@@ -287,6 +311,11 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
         } catch {
             result.reject(error)
         }
+    }
+
+    /// The inputs made that have not settled, in no particular order.
+    func pendingInputs() -> [Core] {
+        lock.withLock { Array(pending.values) }
     }
 
     // MARK: Stopping

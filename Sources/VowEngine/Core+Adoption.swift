@@ -41,7 +41,9 @@
 extension Core {
     /// Makes this promise follow `source`. The caller has the right to settle this promise
     /// (it claimed the resolver, or runs the link's body). Rejects with the cycle error if
-    /// `source` is this promise or waits on it. Does nothing if this promise is settled.
+    /// `source` is this promise or waits on it. Does nothing if this promise is settled,
+    /// except that a promise cancelled meanwhile (while the body that made `source` ran)
+    /// lets `source` go under the upstream rule.
     /// Collapses the chain when every registration on this promise is an adopter (see
     /// above).
     @usableFromInline package final func follow(_ source: Core) {
@@ -52,6 +54,11 @@ extension Core {
         var flags = lock()
         guard !flags.contains(.settled) else {
             unlock(flags)
+            // Cancelled while the body that returned `source` ran: nobody here wants it
+            // any more, so it is let go under the upstream rule (cancelled unless
+            // something else waits on it), as it would have been had it been adopted
+            // before the cancellation.
+            if flags.contains(.cancelled) { source.cancelIfUnwanted() }
             return
         }
         let previous = replaceUpstream(with: source)
@@ -111,42 +118,146 @@ extension Core {
         }
     }
 
-    /// True if this promise, or a promise it waits on through its chain of upstreams, is
-    /// `target` (a walk over pending promises only, no recursion).
+    /// True if `target` is reached from this promise through what pending promises wait
+    /// on: a promise's upstream, every input of a combinator's result (its
+    /// `GatherState`), the extra upstreams in its `Extras`, and the promises its producer
+    /// made and waits on (`producerInputs`: a bounded combinator's pending inputs, a
+    /// retry's running attempt). A walk over pending promises
+    /// only, no recursion; no lock is held while another is taken, and no user code runs.
     ///
-    /// Each step looks at the next promise while the current one is locked (the current
-    /// one holds it then), without taking a reference: when the next one is `target` or
-    /// settled, the walk ends there (the common case: a promise just made, waiting on a
-    /// settled one). Only a pending next promise is retained and walked to; `self` is
-    /// walked from as the caller holds it.
-    @usableFromInline final func waits(on target: Core) -> Bool {
+    /// A chain (each promise waits on at most one: nearly every walk) is walked as a
+    /// chain: each step looks at the next promise while the current one is locked (the
+    /// current one holds it then), without taking a reference, and when the next one is
+    /// `target` or settled the walk ends there (the common case: a promise just made,
+    /// waiting on a settled one); only a pending next promise is retained and walked to.
+    /// From the first promise that waits on more than one, the walk goes on as a graph
+    /// search (`WaitGraph`): every promise reached is held and visited once, so a shared
+    /// input or a lattice of combinators costs one visit per promise, not one per path.
+    @usableFromInline @inline(__always) final func waits(on target: Core) -> Bool {
         var current = Unmanaged.passUnretained(self)
         var retained = false
         while true {
-            let next: Unmanaged<Core>?
-            let found: Bool
-            (found, next) = current._withUnsafeGuaranteedRef { promise in
-                let flags = promise.lock()
-                guard !flags.contains(.settled), let peeked = promise.unretainedUpstream else {
-                    promise.unlock(flags)
-                    return (false, nil)
-                }
-                let (isTarget, isSettled) = peeked._withUnsafeGuaranteedRef { next in
-                    (next === target, next.flags.contains(.settled))
-                }
-                if isTarget || isSettled {
-                    promise.unlock(flags)
-                    return (isTarget, nil)
-                }
-                _ = peeked.retain()
-                promise.unlock(flags)
-                return (false, peeked)
+            let step = current._withUnsafeGuaranteedRef { $0.chainStep(toward: target) }
+            switch step {
+            case .next(let next):
+                if retained { current.release() }
+                current = next
+                retained = true
+            case .end(let found):
+                if retained { current.release() }
+                return found
+            case .branches:
+                let promise = retained ? current.takeRetainedValue() : current.takeUnretainedValue()
+                return WaitGraph(from: promise).reaches(target)
             }
-            if retained { current.release() }
-            guard let next else { return found }
-            current = next
-            retained = true
         }
+    }
+
+    /// A step of the chain walk of `waits(on:)`: the common case (a pending promise whose
+    /// back word is its upstream) inline, the others in `otherChainStep`.
+    @inline(__always)
+    private final func chainStep(toward target: Core) -> ChainStep {
+        let flags = lock()
+        let word = backOrType
+        guard !flags.contains(.settled), word != 0, !isInstance(word, of: Extras.self),
+              !isInstance(word, of: GatherState.self) else {
+            return otherChainStep(toward: target, flags)
+        }
+        return peek(Unmanaged<Core>.fromOpaque(UnsafeRawPointer(bitPattern: word)!), toward: target, flags)
+    }
+
+    /// `chainStep` for a settled promise, one that waits on no promise (unless it is a
+    /// bounded combinator's result: its inputs live in its run), or whose back word is its
+    /// `Extras` or a combinator's `GatherState`. Called with the lock held (`flags`);
+    /// unlocks.
+    @inline(never)
+    private final func otherChainStep(toward target: Core, _ flags: Flags) -> ChainStep {
+        let word = backOrType
+        if flags.contains(.settled) || word == 0 {
+            unlock(flags)
+            return !flags.contains(.settled) && flags.contains(.hasProducerInputs) ? .branches : .end(found: false)
+        }
+        if isInstance(word, of: Extras.self) {
+            let extras = Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).takeUnretainedValue()
+            if extras.moreUpstreams.isEmpty, let upstream = extras.upstream {
+                return peek(Unmanaged.passUnretained(upstream), toward: target, flags)
+            }
+            let branches = !extras.moreUpstreams.isEmpty
+            unlock(flags)
+            return branches || flags.contains(.hasProducerInputs) ? .branches : .end(found: false)
+        }
+        unlock(flags)
+        return .branches  // a combinator's result
+    }
+
+    /// The end of a chain step: `peeked` (held by this promise, whose lock is held with
+    /// `flags`) is looked at without a reference; only a pending promise that is not the
+    /// target is retained, for the walk to go on to. Unlocks.
+    @inline(__always)
+    private final func peek(_ peeked: Unmanaged<Core>, toward target: Core, _ flags: Flags) -> ChainStep {
+        let (isTarget, isSettled) = peeked._withUnsafeGuaranteedRef { next in
+            (next === target, next.flags.contains(.settled))
+        }
+        if isTarget || isSettled {
+            unlock(flags)
+            return .end(found: isTarget)
+        }
+        _ = peeked.retain()
+        unlock(flags)
+        return .next(peeked)
+    }
+
+    /// One step of the graph search (`WaitGraph`): what this promise waits on, read under
+    /// its lock (a bounded combinator's pending inputs under its run's lock, after this
+    /// one's is released).
+    final func waitStep(toward target: Core) -> WaitStep {
+        let flags = lock()
+        guard !flags.contains(.settled) else {
+            unlock(flags)
+            return .done
+        }
+        let word = backOrType
+        let single: Unmanaged<Core>
+        if word == 0 {
+            unlock(flags)
+            return flags.contains(.hasProducerInputs) ? .many(producerInputs) : .done
+        } else if isInstance(word, of: Extras.self) {
+            let extras = Unmanaged<Extras>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).takeUnretainedValue()
+            if _slowPath(!extras.moreUpstreams.isEmpty) {
+                let (upstream, more) = (extras.upstream, extras.moreUpstreams)
+                unlock(flags)
+                return .many((upstream.map { [$0] } ?? []) + more)
+            }
+            guard let upstream = extras.upstream else {
+                unlock(flags)
+                return flags.contains(.hasProducerInputs) ? .many(producerInputs) : .done
+            }
+            single = Unmanaged.passUnretained(upstream)
+        } else if _slowPath(isInstance(word, of: GatherState.self)) {
+            let inputs = gatheredInputs(word)
+            unlock(flags)
+            return .many(inputs)
+        } else {
+            single = Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word)!)
+        }
+        let (isTarget, isSettled) = single._withUnsafeGuaranteedRef { next in
+            (next === target, next.flags.contains(.settled))
+        }
+        if isTarget || isSettled {
+            unlock(flags)
+            return isTarget ? .found : .done
+        }
+        _ = single.retain()
+        unlock(flags)
+        return .one(single)
+    }
+
+    /// The promises this one's producer made and waits on, which no word of the promise
+    /// holds (the `hasProducerInputs` flag says it has some): a bounded combinator's
+    /// pending inputs, a retry's running attempt. Read without this promise's lock held;
+    /// the producer's own lock guards them.
+    final var producerInputs: [Core] {
+        (self as? any ProducerInputs)?.inputsMade ?? []
     }
 
     /// A continuation attaches to a forwarded promise: it is registered here, and the
@@ -194,4 +305,77 @@ extension Core {
             end.attach(self)
         }
     }
+}
+
+/// A step of the chain walk of `Core.waits(on:)`.
+enum ChainStep {
+    /// The walk ends: found the target, or no pending promise to go on to.
+    case end(found: Bool)
+    /// The one pending promise this one waits on, retained for the walk.
+    case next(Unmanaged<Core>)
+    /// It waits on more than one: the graph search takes over.
+    case branches
+}
+
+/// What one step of the graph search (`WaitGraph`) found a promise waiting on.
+enum WaitStep {
+    /// No pending promise (it is settled, waits on no promise, or on one that settled).
+    case done
+    /// The target.
+    case found
+    /// One pending promise, retained for the walk.
+    case one(Unmanaged<Core>)
+    /// More than one (some may have settled): a combinator's inputs, extra upstreams, a
+    /// bounded combinator's pending inputs.
+    case many([Core])
+}
+
+/// The graph search of `Core.waits(on:)`, once a promise that waits on more than one was
+/// reached: every promise visited is held here until the walk ends (so no identifier is
+/// reused meanwhile) and visited once; `pending` holds those still to look at. Out of the
+/// chain walk's way: a chain never makes one.
+final class WaitGraph {
+    private var visited: [ObjectIdentifier: Core] = [:]
+    private var pending: [Core] = []
+
+    /// Starts at `promise`.
+    init(from promise: Core) {
+        visit(promise)
+    }
+
+    /// True if `target` is reached from the first promise.
+    func reaches(_ target: Core) -> Bool {
+        while let promise = pending.popLast() {
+            switch promise.waitStep(toward: target) {
+            case .done: break
+            case .found: return true
+            case .one(let next): visit(next.takeRetainedValue())
+            case .many(let upstreams): if visit(upstreams, target) { return true }
+            }
+        }
+        return false
+    }
+
+    /// Adds `promise` to look at, unless it was visited.
+    private func visit(_ promise: Core) {
+        guard visited.updateValue(promise, forKey: ObjectIdentifier(promise)) == nil else { return }
+        pending.append(promise)
+    }
+
+    /// Adds the pending ones of `upstreams` to look at; true if one of them is `target`.
+    private func visit(_ upstreams: [Core], _ target: Core) -> Bool {
+        for upstream in upstreams {
+            if upstream === target { return true }
+            if !upstream.flags.contains(.settled) { visit(upstream) }
+        }
+        return false
+    }
+}
+
+/// A promise settled by a producer that waits on promises it made, which no word of the
+/// promise holds (it carries the `hasProducerInputs` flag): a bounded combinator's result
+/// (`LimitedResult`), a retry's (`RetryResult`).
+protocol ProducerInputs: AnyObject {
+    /// The promises the producer made and waits on now, read under the producer's lock.
+    var inputsMade: [Core] { get }
 }

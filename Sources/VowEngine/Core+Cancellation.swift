@@ -56,6 +56,21 @@ extension Core {
         return !flags.contains(.settled) && found && !live
     }
 
+    /// Cancels this promise if it is pending and no registration keeps it wanted (no live
+    /// dependent): a promise handed to one that no longer wants it (`follow` on a promise
+    /// cancelled meanwhile).
+    final func cancelIfUnwanted() {
+        let flags = lock()
+        var wanted = false
+        if !flags.contains(.settled), hasHandlers {
+            let handlers = takeHandlers()
+            wanted = handlers.all.contains { $0.isLiveDependent }
+            putHandlers(handlers)
+        }
+        unlock(flags)
+        if !flags.contains(.settled), !wanted { cancel() }
+    }
+
     /// Tells every upstream this promise waited on that it no longer needs them (a race
     /// that settled, a timeout that fired): each is cancelled under the upstream rule.
     @usableFromInline final func releaseUpstreams(_ upstreams: [Core]) {

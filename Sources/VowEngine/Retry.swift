@@ -12,7 +12,8 @@ extension Core {
     /// called on the default dispatcher). Cancelling the result cancels the running attempt
     /// and stops further ones.
     ///
-    /// `make` makes an attempt (a throw fails it); the first runs on the calling thread
+    /// `make` makes an attempt (a throw fails it; so does the result itself, or a promise
+    /// that leads back to it, with the cycle error); the first runs on the calling thread
     /// when `firstInline`, else on the default dispatcher, as every later one.
     package static func retry(times: Int, delay: Double, firstInline: Bool,
                               shouldRetry: (@Sendable (any Error) -> Bool)?,
@@ -31,7 +32,7 @@ extension Core {
 final class RetryAttempt: @unchecked Sendable {
     // @unchecked: `remaining`, `current` and `stopped` are guarded by `lock`.
     private let lock = VowLock()
-    private let result: Core
+    private let result: RetryResult
     private var remaining: Int
     private var current: Core?
     private var stopped = false
@@ -42,7 +43,7 @@ final class RetryAttempt: @unchecked Sendable {
     private let make: @Sendable () throws -> Core
     private let shouldRetry: (@Sendable (any Error) -> Bool)?
 
-    private init(result: Core, remaining: Int, delay: Double, shouldRetry: (@Sendable (any Error) -> Bool)?,
+    private init(result: RetryResult, remaining: Int, delay: Double, shouldRetry: (@Sendable (any Error) -> Bool)?,
                  make: @escaping @Sendable () throws -> Core) {
         self.result = result
         self.remaining = remaining
@@ -57,9 +58,10 @@ final class RetryAttempt: @unchecked Sendable {
     static func start(times: Int, delay: Double, firstInline: Bool,
                       shouldRetry: (@Sendable (any Error) -> Bool)?,
                       make: @escaping @Sendable () throws -> Core) -> Core {
-        let result = Core()
+        let result = RetryResult()
         let attempt = RetryAttempt(result: result, remaining: max(1, times), delay: delay,
                                    shouldRetry: shouldRetry, make: make)
+        result.attempt = attempt
         result.onCancel { attempt.stop() }
         if firstInline {
             attempt.next()
@@ -96,6 +98,12 @@ final class RetryAttempt: @unchecked Sendable {
             onDispatcher { self.failed(error) }
             return
         }
+        // The result itself, or a promise that leads back to it, would make the result wait
+        // on itself: that attempt fails with the cycle error.
+        if attempt === result || attempt.waits(on: result) {
+            onDispatcher { self.failed(EngineError.cycle) }
+            return
+        }
         lock.withLock { current = attempt }
         attempt.attach(ClosureJob { [self] in
             if attempt.isRejected {
@@ -104,6 +112,12 @@ final class RetryAttempt: @unchecked Sendable {
                 result.settle(like: attempt)
             }
         })
+    }
+
+    /// The attempt running, or the pause before the next one (the cycle check: see
+    /// `RetryResult`).
+    var running: [Core] {
+        lock.withLock { current.map { [$0] } ?? [] }
     }
 
     /// An attempt failed with `error`: tries again (after the delay) or rejects.
@@ -128,5 +142,21 @@ final class RetryAttempt: @unchecked Sendable {
                 result.reject(error)
             }
         })
+    }
+}
+
+/// The result of a retry: it waits on the attempt running, which no word of it holds, so
+/// it tells the cycle check (`Core.waits(on:)`) through `ProducerInputs`.
+final class RetryResult: Core, ProducerInputs, @unchecked Sendable {
+    // @unchecked: `attempt` is set once, before the result is handed out, and only read after.
+    weak var attempt: RetryAttempt?
+
+    override init() {
+        super.init()
+        word.store(Flags.hasProducerInputs.rawValue, ordering: .relaxed)
+    }
+
+    var inputsMade: [Core] {
+        attempt?.running ?? []
     }
 }

@@ -138,6 +138,8 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     private var valid = true
     private let target: any Dispatcher
 
+    /// A queue that runs its work on `target` (`.default`: the default dispatcher as it is
+    /// now) until it is invalidated.
     public init(_ target: any Dispatcher = .default) {
         self.target = Dispatchers.resolve(target)
     }
@@ -148,6 +150,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         lock.withLock { valid = false }
     }
 
+    /// False once `invalidate()` was called.
     public var isValid: Bool { lock.withLock { valid } }
 
     public var isSerial: Bool { target.isSerial }

@@ -53,6 +53,10 @@ import Glibc
     @inlinable static var onLibraryQueue: Flags { Flags(rawValue: 1 << 16) }
     /// A link runs inline (on `InlineDispatcher`), likewise.
     @inlinable static var onInline: Flags { Flags(rawValue: 1 << 17) }
+    /// Settled by a producer that waits on promises it makes (a bounded combinator's
+    /// result, a retry's): the cycle check asks it for them (`Core.producerInputs`), as
+    /// they are in no word of the promise. Set when it is made, never cleared.
+    @inlinable static var hasProducerInputs: Flags { Flags(rawValue: 1 << 18) }
 
     /// `settled` and `rejected` (one constant: an option-set array literal costs a static
     /// array on every use).

@@ -72,6 +72,9 @@ public class VowExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
         return UnownedSerialExecutor(ordinary: self)
     }
 
+    /// This executor as a `TaskExecutor`: a task given it as its preference
+    /// (`Task(executorPreference:)`, `withTaskExecutorPreference(_:)`) runs its
+    /// nonisolated code on the dispatcher.
     public final func asUnownedTaskExecutor() -> UnownedTaskExecutor {
         UnownedTaskExecutor(ordinary: self)
     }

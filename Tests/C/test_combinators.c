@@ -204,6 +204,28 @@ test_race_first_rejection_and_empty(void)
         vow_resolver_release(r[i]);
         vow_promise_release(p[i]);
     }
+
+    /* Inputs already settled when vow_race is called: the first of them in array order
+       wins, whatever kind of settling it was (the header's rule). */
+    vow_value *v = vow_value_int(5);
+    vow_resolver *pending_r = NULL;
+    vow_promise *settled[3] = {vow_promise_pending(&pending_r), vow_promise_rejected(e), vow_promise_fulfilled(v)};
+    race = vow_race(settled, 3);
+    got = NULL;
+    CHECK_EQ_INT(wait_promise(race, NULL, &got), VOW_REJECTED);
+    CHECK_EQ_PTR(got, e);
+    vow_error_release(got);
+    vow_promise_release(race);
+    vow_promise *reversed[2] = {settled[2], settled[1]};
+    race = vow_race(reversed, 2);
+    vow_value *won = NULL;
+    CHECK_EQ_INT(wait_promise(race, &won, NULL), VOW_FULFILLED);
+    CHECK_EQ_PTR(won, v);
+    vow_value_release(won);
+    vow_promise_release(race);
+    for (int i = 0; i < 3; i++) vow_promise_release(settled[i]);
+    vow_resolver_release(pending_r);
+    vow_value_release(v);
     vow_error_release(e);
 
     vow_promise *empty = vow_race(NULL, 0);

@@ -122,15 +122,21 @@ test_bad_input(void)
 {
     vow_value *v = vow_value_int(1);
     vow_promise *p = vow_promise_fulfilled(v);
-    vow_promise *extra = vow_promise_retain(p);
+    /* next of the wrong kind: a misuse line, NULL returned, next left alone (the caller
+       still owns it), and prev released all the same, as for a NULL next (the header's
+       rule): prev's value goes with prev, its last reference. */
+    atomic_store(&freed_values, 0);
+    vow_value *traced = vow_value_pointer(&freed_values, value_freed);
+    vow_promise *prev = vow_promise_fulfilled(traced);
+    vow_value_release(traced);
     stderr_capture cap;
     capture_stderr_begin(&cap);
-    /* next of the wrong kind: a misuse line, NULL returned, next left alone, prev released. */
-    vow_promise *got = vow_consume(extra, (vow_promise *)v);
+    vow_promise *got = vow_consume(prev, (vow_promise *)v);
     char *text = capture_stderr_end(&cap);
     CHECK_NULL(got);
     CHECK_EQ_INT(count_lines_containing(text, "vow: vow_consume: expected a vow_promise, got a vow_value"), 1);
     free(text);
+    CHECK(wait_counter(&freed_values, 1, ts_wait_seconds())); /* prev was released */
     CHECK_EQ_INT(vow_value_kind(v), VOW_KIND_INT); /* still alive: the test's reference */
     /* prev of the wrong kind: vow_promise_release's answer (a line), next returned. */
     capture_stderr_begin(&cap);

@@ -450,15 +450,22 @@ test_limited_edges(void)
     CHECK_EQ_STR(log.last, "vow: vow_when_limited: limit is 0 (at least one promise must be allowed to run)");
     CHECK_NULL(vow_join_limited_on(vow_dispatcher_default(), 3, 0, producer_make, p, producer_destroy));
     CHECK_EQ_STR(log.last, "vow: vow_join_limited_on: limit is 0 (at least one promise must be allowed to run)");
+    /* limit 0 is misuse even with n == 0 (the arguments are checked before anything else):
+       NULL, not an empty LIST. */
+    CHECK_NULL(vow_when_limited(0, 0, producer_make, p, producer_destroy));
+    CHECK_EQ_STR(log.last, "vow: vow_when_limited: limit is 0 (at least one promise must be allowed to run)");
+    CHECK_NULL(vow_join_limited(0, 0, producer_make, p, producer_destroy));
+    CHECK_EQ_STR(log.last, "vow: vow_join_limited: limit is 0 (at least one promise must be allowed to run)");
+    CHECK_EQ_INT(atomic_load(&p->destroyed), 4);
     CHECK_NULL(vow_when_limited(SIZE_MAX, 2, producer_make, p, producer_destroy));
     CHECK_EQ_STR(log.last, "vow: vow_when_limited: count 18446744073709551615 is too large");
     CHECK_NULL(vow_join_limited((size_t)1 << 63, 2, producer_make, p, producer_destroy));
-    CHECK_EQ_INT(log.count, 4);
+    CHECK_EQ_INT(log.count, 6);
     CHECK_NULL(vow_when_limited(3, 1, NULL, p, producer_destroy));
     CHECK_NULL(vow_when_limited_on(NULL, 3, 1, producer_make, p, producer_destroy));
     CHECK_NULL(vow_join_limited_on(NULL, 3, 1, producer_make, p, producer_destroy));
-    CHECK_EQ_INT(log.count, 4); /* NULL is answered silently */
-    CHECK_EQ_INT(atomic_load(&p->destroyed), 7);
+    CHECK_EQ_INT(log.count, 6); /* NULL is answered silently */
+    CHECK_EQ_INT(atomic_load(&p->destroyed), 9);
     CHECK_EQ_INT(atomic_load(&p->made_count), 0);
     producer_free(p);
 
@@ -471,6 +478,53 @@ test_limited_edges(void)
     vow_promise_release(all);
     vow_value_release(p->value);
     producer_free(p);
+    vow_set_misuse_handler(NULL, NULL, NULL);
+}
+
+/* make returns a handle of another kind: that input fails with VOW_ERROR_TYPE and a misuse
+   line, and the handle is left alone (the library releases only what it can tell is a
+   promise): the program still owns it and releases it itself. */
+static atomic_int wrong_kind_freed;
+static vow_value *wrong_kind_value;
+
+static void
+wrong_kind_value_freed(void *p)
+{
+    (void)p;
+    atomic_fetch_add(&wrong_kind_freed, 1);
+}
+
+static vow_promise *
+make_wrong_kind(void *ctx, size_t i)
+{
+    (void)ctx;
+    (void)i;
+    return (vow_promise *)wrong_kind_value; /* a vow_value, handed over as if it were +1 */
+}
+
+static void
+test_limited_make_returns_another_kind(void)
+{
+    line_log log = {PTHREAD_MUTEX_INITIALIZER, 0, ""};
+    vow_set_misuse_handler(log_line, &log, NULL);
+    host_queue *q = host_queue_new();
+    vow_dispatcher *d = host_dispatcher(q);
+    atomic_store(&wrong_kind_freed, 0);
+    wrong_kind_value = vow_value_pointer(&wrong_kind_freed, wrong_kind_value_freed);
+    vow_promise *all = vow_when_limited_on(d, 1, 1, make_wrong_kind, NULL, NULL);
+    host_drain(q);
+    vow_error *got = NULL;
+    CHECK_EQ_INT(wait_promise(all, NULL, &got), VOW_REJECTED);
+    CHECK(is_vow_error(got, VOW_ERROR_TYPE));
+    CHECK_EQ_STR(log.last, "vow: vow_when_limited_on: expected a vow_promise, got a vow_value");
+    flush_default();
+    CHECK_EQ_INT(atomic_load(&wrong_kind_freed), 0); /* left alone */
+    CHECK_EQ_INT(vow_value_kind(wrong_kind_value), VOW_KIND_POINTER);
+    vow_value_release(wrong_kind_value); /* the program's reference, released once */
+    CHECK_EQ_INT(atomic_load(&wrong_kind_freed), 1);
+    vow_error_release(got);
+    vow_promise_release(all);
+    host_finish(d, q);
     vow_set_misuse_handler(NULL, NULL, NULL);
 }
 
@@ -559,6 +613,51 @@ wait_inside_default(void *ctx, const vow_value *value, vow_result *out)
     vow_error_release(e);
 }
 
+/* make waits for the result it is making the last input of: the input can only come once
+   make returns, so the wait answers VOW_DEADLOCK at once (before, the check stopped as the
+   last call of make began: the wait returned only at its timeout, and a wait without one
+   hung). */
+typedef struct last_waiter {
+    vow_promise *all;
+    vow_state state;
+    int deadlock_error;
+    atomic_int made;
+} last_waiter;
+
+static vow_promise *
+make_waiting_for_result(void *ctx, size_t i)
+{
+    (void)i;
+    last_waiter *w = ctx;
+    atomic_fetch_add(&w->made, 1);
+    vow_error *e = NULL;
+    w->state = vow_wait(w->all, -1, NULL, &e); /* no limit: VOW_DEADLOCK or a hang */
+    w->deadlock_error = is_vow_error(e, VOW_ERROR_DEADLOCK);
+    vow_error_release(e);
+    vow_value *v = vow_value_int(1);
+    vow_promise *p = vow_promise_fulfilled(v);
+    vow_value_release(v);
+    return p;
+}
+
+static void
+test_limited_wait_inside_the_last_make_is_a_deadlock(void)
+{
+    host_queue *q = host_queue_new();
+    vow_dispatcher *d = host_dispatcher(q);
+    last_waiter w = {NULL, VOW_STATE_INVALID, 0, 0};
+    w.all = vow_when_limited_on(d, 1, 1, make_waiting_for_result, &w, NULL);
+    double start = now_seconds();
+    host_drain(q);
+    CHECK(now_seconds() - start < ts_wait_seconds() / 2);
+    CHECK_EQ_INT(atomic_load(&w.made), 1);
+    CHECK_EQ_INT(w.state, VOW_DEADLOCK);
+    CHECK(w.deadlock_error);
+    CHECK_EQ_INT(wait_promise(w.all, NULL, NULL), VOW_FULFILLED);
+    vow_promise_release(w.all);
+    host_finish(d, q);
+}
+
 static void
 test_limited_wait_on_own_dispatcher_is_a_deadlock(void)
 {
@@ -641,6 +740,44 @@ test_any(void)
         vow_resolver_release(r[i]);
         vow_promise_release(p[i]);
     }
+    flush_default();
+    CHECK_EQ_INT(unhandled_count_matching("test.any", -1), 0);
+
+    /* Inputs already rejected when vow_any is called count as rejecting in array order,
+       before any that rejects later: all rejected before the call, the error of the last
+       input; the one that rejects after the call is last whatever its place. */
+    vow_promise *rejected[3] = {vow_promise_rejected(e0), vow_promise_rejected(e1), vow_promise_rejected(e2)};
+    for (int round = 0; round < 2; round++) {
+        first = vow_any(rejected, 3);
+        err = NULL;
+        CHECK_EQ_INT(wait_promise(first, NULL, &err), VOW_REJECTED);
+        CHECK_EQ_PTR(err, e2);
+        vow_error_release(err);
+        vow_promise_release(first);
+        /* the other order: still the last input's */
+        vow_promise *swap = rejected[0];
+        rejected[0] = rejected[2];
+        rejected[2] = swap;
+        vow_error *swap_e = e0;
+        e0 = e2;
+        e2 = swap_e;
+    }
+    vow_resolver *late_r = NULL;
+    vow_promise *late = vow_promise_pending(&late_r);
+    vow_promise *mixed[3] = {rejected[0], late, rejected[1]};
+    first = vow_any(mixed, 3);
+    CHECK_EQ_INT(vow_wait(first, 0.02, NULL, NULL), VOW_PENDING);
+    vow_error *e3 = vow_error_new("test.any", 3, "three");
+    vow_resolver_reject(late_r, e3);
+    err = NULL;
+    CHECK_EQ_INT(wait_promise(first, NULL, &err), VOW_REJECTED);
+    CHECK_EQ_PTR(err, e3);
+    vow_error_release(err);
+    vow_error_release(e3);
+    vow_promise_release(first);
+    vow_resolver_release(late_r);
+    vow_promise_release(late);
+    for (int i = 0; i < 3; i++) vow_promise_release(rejected[i]);
     flush_default();
     CHECK_EQ_INT(unhandled_count_matching("test.any", -1), 0);
 
@@ -747,12 +884,14 @@ TEST_MAIN_BEGIN("test_limited")
     RUN_TEST(test_when_limited_cancel);
     RUN_TEST(test_when_limited_cancel_inside_make);
     RUN_TEST(test_when_limited_null_from_make);
+    RUN_TEST(test_limited_make_returns_another_kind);
     RUN_TEST(test_join_limited_collects_everything);
     RUN_TEST(test_join_limited_cancel);
     RUN_TEST(test_limited_edges);
     RUN_TEST(test_limited_dropped_pump);
     RUN_TEST(test_when_limited_many);
     RUN_TEST(test_limited_wait_on_own_dispatcher_is_a_deadlock);
+    RUN_TEST(test_limited_wait_inside_the_last_make_is_a_deadlock);
     RUN_TEST(test_any);
     RUN_TEST(test_when_other_inputs);
     RUN_TEST(test_site_twins);

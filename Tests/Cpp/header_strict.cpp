@@ -34,6 +34,8 @@ every_call(const T &x)
     auto recovered_on = p.recover(
         vow::dispatcher::default_(), [&x](const vow::error &) { return x; }, vow::catch_policy::all_errors);
     auto cleaned = p.finally([] {});
+    (void)p.then([](T v) { return v; }, vow::site("caller.cpp", 1));
+    (void)p.finally(vow::dispatcher(), [] {}, vow::site());
     (void)p.timeout(std::chrono::milliseconds(1));
     (void)vow::promise<T>::fulfilled(x).template as<vow::value>();
     (void)vow::promise<T>::rejected(vow::error::cancelled());
@@ -63,6 +65,7 @@ coroutine(vow::promise<T> p)
     vow::result<T> again = co_await p.try_await();
     (void)again;
     co_await p.resume_on(vow::dispatcher::inline_());
+    (void)co_await p.resume_on(vow::dispatcher::background(), vow::site("caller.cpp", 2)).try_await();
     co_return v;
 }
 

@@ -2,7 +2,8 @@
  * test_cpp_coroutines.cpp (C++20): co_await on pending, fulfilled, rejected and
  * cancelled promises (and an empty one); try_await; where the coroutine
  * resumes (the default dispatcher, or the one given with resume_on; inline
- * only with inline_()); a function returning vow::promise<T> as a coroutine
+ * only with inline_()); resume_on(d) on a promise already settled (or empty),
+ * from a thread of the test's own: still on d; a function returning vow::promise<T> as a coroutine
  * (co_return of a value or a promise, an exception escaping it); a stop
  * request through with_stop; a dispatcher that drops the job; long loops of
  * awaits without recursion; every frame freed. In a C++17 build the file checks
@@ -215,6 +216,93 @@ test_where_coroutines_resume()
     }
 }
 
+/*
+ * co_await p.resume_on(d) resumes on d whatever p's state (issue 35). A thread of the
+ * test's own (foreign to the library) starts a coroutine that awaits, with resume_on, a
+ * promise settled before the await (fulfilled, rejected) or an empty one: the coroutine
+ * must not go on there and then, but only when the host loop d drains, on the draining
+ * thread (the main thread here); on the background pool, on a pool thread. With inline_(),
+ * a settled promise goes on at once, on the foreign thread, as an inline callback would.
+ * (Before: await_ready answered true for a settled promise, so the coroutine went on at
+ * once on the foreign thread whatever d was.)
+ */
+namespace {
+
+struct resumption {
+    std::atomic<bool> resumed{false};
+    std::thread::id thread;
+    std::string outcome;
+};
+
+vow::promise<void>
+await_on(vow::promise<int> p, vow::dispatcher d, resumption *seen)
+{
+    vow::result<int> r = co_await p.resume_on(d).try_await();
+    seen->thread = std::this_thread::get_id();
+    seen->outcome = r ? std::to_string(*r) : std::string("error ") + r.error().domain();
+    seen->resumed.store(true);
+}
+
+} // namespace
+
+static void
+test_resume_on_settled_from_a_foreign_thread()
+{
+    const std::pair<vow::promise<int>, const char *> cases[] = {
+        {vow::promise<int>::fulfilled(7), "7"},
+        {vow::promise<int>::rejected(vow::error("app", 1, "settled before the await")), "error app"},
+        {vow::promise<int>(), "error c++"},
+    };
+    for (const auto &[settled, expected] : cases) {
+        /* A host loop: the coroutine resumes when the main thread drains it, on the main thread. */
+        host_queue host;
+        resumption seen;
+        vow::promise<void> running;
+        std::thread foreign([&, p = settled] {
+            running = await_on(p, host.dispatcher(), &seen);
+            CHECK(!seen.resumed.load()); /* not on the foreign thread, inside the await */
+        });
+        foreign.join();
+        CHECK(!seen.resumed.load());
+        CHECK(running.is_pending());
+        CHECK(wait_until([&] { return host.queued() > 0; }));
+        CHECK(host.drain() >= 1);
+        CHECK(seen.resumed.load());
+        CHECK(seen.thread == std::this_thread::get_id());
+        CHECK_EQ(seen.outcome, std::string(expected));
+        CHECK(bounded(running).is_fulfilled());
+
+        /* The background pool: a pool thread, never the foreign one (which waits until the
+           coroutine has resumed, so that its id cannot be reused meanwhile). */
+        resumption pooled;
+        std::thread::id foreign_id;
+        std::thread waiting([&, p = settled] {
+            foreign_id = std::this_thread::get_id();
+            auto done = await_on(p, vow::dispatcher::background(), &pooled);
+            CHECK(wait_until([&] { return pooled.resumed.load(); }));
+            CHECK(bounded(done).is_fulfilled());
+        });
+        waiting.join();
+        CHECK(pooled.resumed.load());
+        CHECK(pooled.thread != foreign_id);
+        CHECK(pooled.thread != std::this_thread::get_id());
+        CHECK_EQ(pooled.outcome, std::string(expected));
+    }
+
+    /* inline_(): a settled promise goes on at once, on the foreign thread. */
+    resumption here;
+    std::thread::id foreign_id;
+    std::thread at_once([&] {
+        foreign_id = std::this_thread::get_id();
+        auto done = await_on(vow::promise<int>::fulfilled(3), vow::dispatcher::inline_(), &here);
+        CHECK(here.resumed.load());
+        CHECK(done.is_fulfilled());
+    });
+    at_once.join();
+    CHECK(here.thread == foreign_id);
+    CHECK_EQ(here.outcome, std::string("3"));
+}
+
 static void
 test_coroutine_promises()
 {
@@ -322,6 +410,8 @@ main()
                                                {"await each state", test_await_each_state},
                                                {"try_await", test_try_await},
                                                {"where coroutines resume", test_where_coroutines_resume},
+                                               {"resume_on a settled promise from a foreign thread",
+                                                test_resume_on_settled_from_a_foreign_thread},
                                                {"coroutine promises", test_coroutine_promises},
                                                {"cancelling a coroutine's promise", test_cancelling_a_coroutine_promise},
                                                {"with_stop in co_await", test_with_stop_in_co_await},

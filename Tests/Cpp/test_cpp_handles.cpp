@@ -245,6 +245,19 @@ test_empty_handles()
 
     /* A combinator over an empty promise answers like vow_when over NULL: an empty promise. */
     CHECK(!vow::when_all(vow::promise<int>::fulfilled(1), empty).valid());
+
+    /* An empty dispatcher (default-constructed, or moved from) answers like NULL d in vow.h. */
+    vow::dispatcher no_dispatcher;
+    CHECK(!no_dispatcher);
+    CHECK(no_dispatcher.handle() == nullptr);
+    CHECK(static_cast<bool>(vow::dispatcher::inline_()));
+    {
+        auto on_nothing = vow::promise<int>::fulfilled(1).then(no_dispatcher, [c = counted()](int x) { return x; });
+        CHECK(!on_nothing.valid());
+    }
+    CHECK_EQ(live(), 0);
+    CHECK(!vow::error());
+    CHECK(static_cast<bool>(vow::error("x", 1, "y")));
 }
 
 static void
@@ -279,6 +292,121 @@ test_dispatcher_handles()
     vow_dispatcher_release(given);
 }
 
+/*
+ * Move assignment leaves the source empty and lets go of what the target held at once
+ * (issue 32, fault 3: it swapped, so the source kept the target's old handle alive, and a
+ * resolver's promise stayed pending until the end of the program instead of breaking).
+ * Each class is checked through what the library does at the last release of the old
+ * handle; self-move keeps the handle.
+ */
+static void
+test_move_assignment_resolver()
+{
+    auto [p1, r1] = vow::promise<int>::pending();
+    auto [p2, r2] = vow::promise<int>::pending();
+    vow_resolver *first = r1.handle();
+    r2 = std::move(r1);
+    CHECK(!r1);
+    CHECK(r1.handle() == nullptr);
+    CHECK_EQ(r2.handle(), first);
+    /* r2's old resolver was the last reference to an unused one: its promise is broken. */
+    REQUIRE(!bounded(p2).is_pending());
+    auto outcome = p2.try_get();
+    REQUIRE(!outcome.has_value());
+    CHECK(outcome.error().is("vow", VOW_ERROR_BROKEN));
+    CHECK(p1.is_pending());
+    CHECK(r2.resolve(4));
+    CHECK_EQ(bounded(p1).get(), 4);
+    vow::resolver<int> &alias = r2;
+    r2 = std::move(alias);
+    CHECK_EQ(r2.handle(), first);
+}
+
+static void
+test_move_assignment_promise()
+{
+    unhandled_counter counter;
+    auto kept = vow::promise<int>::rejected(vow::error("test", 5, "the source, handled below"));
+    auto dropped = vow::promise<int>::rejected(vow::error("test", 6, "the target's old promise, never handled"));
+    vow_promise *source = kept.handle();
+    dropped = std::move(kept);
+    CHECK(!kept.valid());
+    CHECK(kept.handle() == nullptr);
+    CHECK_EQ(dropped.handle(), source);
+    CHECK_EQ(unhandled.load(), 1); /* the target's old promise was let go of, unhandled */
+    vow::promise<int> &alias = dropped;
+    dropped = std::move(alias);
+    CHECK_EQ(dropped.handle(), source);
+    CHECK(!dropped.try_get().has_value()); /* handles the source's rejection */
+    dropped = vow::promise<int>();
+    CHECK_EQ(unhandled.load(), 1);
+}
+
+static void
+test_move_assignment_value()
+{
+    pointer_destroyed.store(0);
+    int first = 1, second = 2;
+    vow::value source = vow::value::pointer(&first, destroy_pointer);
+    vow::value target = vow::value::pointer(&second, destroy_pointer);
+    const vow_value *moved = source.handle();
+    target = std::move(source);
+    CHECK(!source);
+    CHECK(source.handle() == nullptr);
+    CHECK_EQ(target.handle(), moved);
+    CHECK_EQ(pointer_destroyed.load(), 1); /* the target's old value is gone */
+    vow::value &alias = target;
+    target = std::move(alias);
+    CHECK_EQ(target.handle(), moved);
+    target = vow::value();
+    CHECK_EQ(pointer_destroyed.load(), 2);
+}
+
+static void
+test_move_assignment_error()
+{
+    pointer_destroyed.store(0);
+    int first = 1, second = 2;
+    vow::error source("test", 7, "source", vow::value::pointer(&first, destroy_pointer));
+    vow::error target("test", 8, "target", vow::value::pointer(&second, destroy_pointer));
+    const vow_error *moved = source.handle();
+    target = std::move(source);
+    CHECK(source.handle() == nullptr);
+    CHECK_STR(source.what(), "");
+    CHECK_EQ(target.handle(), moved);
+    CHECK_STR(target.what(), "source");
+    CHECK_EQ(pointer_destroyed.load(), 1); /* the target's old error (and its payload) is gone */
+    vow::error &alias = target;
+    target = std::move(alias);
+    CHECK_EQ(target.handle(), moved);
+    target = vow::error();
+    CHECK_EQ(pointer_destroyed.load(), 2);
+}
+
+static void
+test_move_assignment_dispatcher()
+{
+    struct host {
+        std::atomic<int> destroyed{0};
+        static void submit(void *, vow_job run, void *job) { run(job); }
+        static void destroy(void *ctx) { static_cast<host *>(ctx)->destroyed.fetch_add(1); }
+    } a, b;
+    {
+        vow::dispatcher source = vow::dispatcher::adopt(vow_dispatcher_new(&host::submit, &a, &host::destroy));
+        vow::dispatcher target = vow::dispatcher::adopt(vow_dispatcher_new(&host::submit, &b, &host::destroy));
+        vow_dispatcher *moved = source.handle();
+        target = std::move(source);
+        CHECK(source.handle() == nullptr);
+        CHECK_EQ(target.handle(), moved);
+        CHECK(wait_until([&] { return b.destroyed.load() == 1; })); /* the target's old host is let go of */
+        vow::dispatcher &alias = target;
+        target = std::move(alias);
+        CHECK_EQ(target.handle(), moved);
+        CHECK_EQ(a.destroyed.load(), 0);
+    }
+    CHECK(wait_until([&] { return a.destroyed.load() == 1; }));
+}
+
 static void
 test_as_reads_another_type()
 {
@@ -305,6 +433,11 @@ main()
                                             {"resolve with a promise", test_resolve_with_promise},
                                             {"empty handles", test_empty_handles},
                                             {"dispatcher handles", test_dispatcher_handles},
+                                            {"move assignment: resolver", test_move_assignment_resolver},
+                                            {"move assignment: promise", test_move_assignment_promise},
+                                            {"move assignment: value", test_move_assignment_value},
+                                            {"move assignment: error", test_move_assignment_error},
+                                            {"move assignment: dispatcher", test_move_assignment_dispatcher},
                                             {"as<U>", test_as_reads_another_type},
                                         });
 }

@@ -237,6 +237,33 @@ test_bad_input(void)
     g_main_context_unref(ctx);
 }
 
+/* A context that another thread owns (it runs a GMainLoop there): vow_glib_async returns NULL
+   and runs destroy, and reports nothing. Before, the promise it had made (and never handed
+   out) was rejected with a cancellation when the request finished, and the unhandled-error
+   handler saw that cancellation. */
+static void
+test_context_owned_elsewhere(void)
+{
+    unhandled_counter_install();
+    loop_thread lt;
+    REQUIRE(loop_thread_start(&lt));
+    vow_dispatcher *d = vow_glib_dispatcher_new(lt.ctx);
+    REQUIRE(d != NULL);
+    load *l = load_new(in_dir("poem.txt"));
+    CHECK(vow_glib_async(d, load_start, load_finish, l, load_destroy) == NULL);
+    CHECK_EQ_INT(atomic_load(&l->started), 0); /* start never ran */
+    CHECK_DESTROYED_ONCE(l->t);
+    flush_default();
+    CHECK_EQ_INT(unhandled_count(), 0);
+    free(l);
+    vow_glib_dispatcher_close(d);
+    vow_dispatcher_release(d);
+    loop_thread_stop(&lt);
+    drain_context(lt.ctx);
+    loop_thread_free(&lt);
+    CHECK_EQ_INT(unhandled_count(), 0);
+}
+
 TEST_MAIN_BEGIN("test_glib_async")
     make_files();
     RUN_TEST(test_load_contents);
@@ -244,5 +271,6 @@ TEST_MAIN_BEGIN("test_glib_async")
     RUN_TEST(test_timeout);
     RUN_TEST(test_close_and_context_destroyed);
     RUN_TEST(test_bad_input);
+    RUN_TEST(test_context_owned_elsewhere);
     remove_files();
 TEST_MAIN_END

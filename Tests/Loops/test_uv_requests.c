@@ -161,6 +161,87 @@ test_fs_open_read_stat_close(void)
     env_close(&e);
 }
 
+/* The BYTES of p, which must have fulfilled, compared with want (n bytes). */
+#define CHECK_BYTES(p, want, n) check_bytes((p), (want), (n), __FILE__, __LINE__)
+static void
+check_bytes(vow_promise *p, const char *want, size_t n, const char *file, int line)
+{
+    vow_value *v = vow_promise_value(p);
+    size_t got_n = 0;
+    const char *got = vow_value_get_bytes(v, &got_n);
+    ts_check(v != NULL && got_n == n && (n == 0 || (got != NULL && memcmp(got, want, n) == 0)), file, line,
+             "the read fulfilled with the expected bytes");
+    if (v == NULL || got_n != n) fprintf(stderr, "    got %zu bytes, expected %zu\n", got_n, n);
+    vow_value_release(v);
+}
+
+/* vow_uv_fs_read: an offset below -1 is refused with a clear error; the buffer is sized by
+   what can be read (a regular file's size from the position, 64 KiB for anything else),
+   never by the length asked for (before: malloc(length) up front, so a length of 2^40
+   rejected with UV_ENOMEM, or aborted under ASan). */
+static void
+test_fs_read_edges(void)
+{
+    env e;
+    REQUIRE(env_open(&e));
+    int fd = open(in_dir("hello.txt"), O_RDONLY);
+    int big = open(in_dir("big.bin"), O_RDONLY);
+    REQUIRE(fd >= 0 && big >= 0);
+
+    vow_promise *negative = vow_uv_fs_read(e.d, fd, 5, -5);
+    CHECK_EQ_INT(settle(&e, negative), VOW_REJECTED);
+    vow_error *err = vow_promise_error(negative);
+    CHECK_EQ_STR(vow_error_domain(err), "uv");
+    CHECK_EQ_INT(vow_error_code(err), UV_EINVAL);
+    CHECK(err != NULL && strstr(vow_error_message(err), "offset -5") != NULL);
+    vow_error_release(err);
+    CHECK_EQ_INT(vow_wait(negative, 0, NULL, NULL), VOW_REJECTED);
+    vow_promise *lowest = vow_uv_fs_read(e.d, fd, 5, INT64_MIN);
+    CHECK_EQ_INT(settle(&e, lowest), VOW_REJECTED);
+    CHECK_EQ_INT(vow_wait(lowest, 0, NULL, NULL), VOW_REJECTED);
+
+    vow_promise *huge = vow_uv_fs_read(e.d, fd, (size_t)1 << 40, 0);
+    vow_promise *all = vow_uv_fs_read(e.d, fd, SIZE_MAX, 7);
+    vow_promise *tail = vow_uv_fs_read(e.d, big, SIZE_MAX, 99990);
+    vow_promise *past = vow_uv_fs_read(e.d, big, 100, 200000);
+    vow_promise *none = vow_uv_fs_read(e.d, big, 0, 0);
+    CHECK_EQ_INT(settle(&e, huge), VOW_FULFILLED);
+    CHECK_BYTES(huge, "hello, loop\n", 12);
+    CHECK_BYTES(all, "loop\n", 5);
+    CHECK_BYTES(tail, "uvwxyzabcd", 10); /* bytes 99990..99999: 'a' + i % 26 */
+    CHECK_BYTES(past, "", 0);
+    CHECK_BYTES(none, "", 0);
+
+    /* -1: the file's current position, which the read moves on. */
+    vow_promise *first = vow_uv_fs_read(e.d, fd, 5, -1);
+    CHECK_EQ_INT(settle(&e, first), VOW_FULFILLED);
+    vow_promise *rest = vow_uv_fs_read(e.d, fd, (size_t)1 << 40, -1);
+    CHECK_EQ_INT(settle(&e, rest), VOW_FULFILLED);
+    CHECK_BYTES(first, "hello", 5);
+    CHECK_BYTES(rest, ", loop\n", 7);
+
+    /* A pipe: one read of what is there, at most 64 KiB, whatever the length. */
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    CHECK_EQ_INT(write(fds[1], "0123456789", 10), 10);
+    vow_promise *piped = vow_uv_fs_read(e.d, fds[0], (size_t)1 << 40, -1);
+    CHECK_EQ_INT(settle(&e, piped), VOW_FULFILLED);
+    CHECK_BYTES(piped, "0123456789", 10);
+    close(fds[0]);
+    close(fds[1]);
+
+    /* A file that is not open: fstat says so. */
+    vow_promise *closed = vow_uv_fs_read(e.d, 987654, 10, 0);
+    CHECK_EQ_INT(settle(&e, closed), VOW_REJECTED);
+    check_uv_error(closed, UV_EBADF);
+
+    vow_promise *made[] = {negative, lowest, huge, all, tail, past, none, first, rest, piped, closed};
+    for (size_t i = 0; i < sizeof made / sizeof *made; i++) vow_promise_release(made[i]);
+    close(fd);
+    close(big);
+    env_close(&e);
+}
+
 static void
 test_read_file(void)
 {
@@ -375,6 +456,46 @@ test_queue_work(void)
     env_close(&e);
 }
 
+/* A work that returns a value and sets *error: the error wins (the promise rejects with it,
+   as a GIO finish function's GError does) and the value is released, once. */
+static atomic_int both_value_freed;
+
+static void
+both_value_gone(void *p)
+{
+    (void)p;
+    atomic_fetch_add(&both_value_freed, 1);
+}
+
+static vow_value *
+work_value_and_error(void *ctx, vow_error **error)
+{
+    (void)ctx;
+    *error = vow_error_new("test.work", 7, "both");
+    return vow_value_pointer(&both_value_freed, both_value_gone);
+}
+
+static void
+test_queue_work_value_and_error(void)
+{
+    env e;
+    REQUIRE(env_open(&e));
+    atomic_store(&both_value_freed, 0);
+    track *t = track_new();
+    vow_promise *p = vow_uv_queue_work(e.d, work_value_and_error, t, track_destroy);
+    CHECK_EQ_INT(settle(&e, p), VOW_REJECTED);
+    vow_error *err = vow_promise_error(p);
+    CHECK_EQ_STR(vow_error_domain(err), "test.work");
+    CHECK_EQ_INT(vow_error_code(err), 7);
+    vow_error_release(err);
+    CHECK_EQ_INT(vow_wait(p, 0, NULL, NULL), VOW_REJECTED);
+    CHECK(wait_counter(&both_value_freed, 1, ts_wait_seconds()));
+    CHECK_EQ_INT(atomic_load(&both_value_freed), 1);
+    CHECK_DESTROYED_ONCE(t);
+    vow_promise_release(p);
+    env_close(&e);
+}
+
 /* Cancelled while queued behind busy pool threads: never runs, destroy once; cancelled
    while running: finishes, its value is released. */
 static void
@@ -466,11 +587,13 @@ test_bad_input(void)
 TEST_MAIN_BEGIN("test_uv_requests")
     make_files();
     RUN_TEST(test_fs_open_read_stat_close);
+    RUN_TEST(test_fs_read_edges);
     RUN_TEST(test_read_file);
     RUN_TEST(test_cancel_reads);
     RUN_TEST(test_close_cancels_pending);
     RUN_TEST(test_getaddrinfo);
     RUN_TEST(test_queue_work);
+    RUN_TEST(test_queue_work_value_and_error);
     RUN_TEST(test_queue_work_cancel);
     RUN_TEST(test_timer);
     RUN_TEST(test_bad_input);

@@ -1,6 +1,6 @@
 # The event-loop bridges (Bridges/vow_NAME.c, headers include/vow_NAME.h), shared by the
 # scripts that build them (sourced, not run): scripts/install.sh, Tests/Loops/run-loop-tests.sh,
-# Examples/run-examples.sh, scripts/check-install.sh.
+# Examples/run-examples.sh, scripts/check-abi.sh.
 #
 #   vow_bridge_names                 prints the bridges: uv glib
 #   vow_bridge_pkg NAME              the pkg-config package the bridge builds on (libuv, gio-2.0:

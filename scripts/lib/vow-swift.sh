@@ -1,17 +1,22 @@
 # Shared by the scripts that build programs against libvow.so (sourced, not run):
-# Tests/C/run-c-tests.sh, Examples/run-examples.sh, scripts/check-allocations.sh,
-# scripts/soak.sh.
+# scripts/test.sh, Tests/C/run-c-tests.sh, Examples/run-examples.sh,
+# scripts/check-allocations.sh, scripts/soak.sh, scripts/docs.sh.
 #
 #   vow_release_build ROOT [SCRATCH [ARGS...]]
 #                               THE recipe for the release library, used by every script:
 #                               `swift build -c release` of the package at ROOT into
 #                               SCRATCH (empty or absent: ROOT/.build-release), with ARGS
-#                               (say `-Xswiftc -static-stdlib`, or `--show-bin-path`)
+#                               (say `--show-bin-path`)
 #   vow_release_bin ROOT        builds the release library into ROOT/.build-release (if it
 #                               is not up to date) and prints its bin directory
 #   vow_swiftc_flags BIN ROOT   sets the array VOW_SWIFTC_FLAGS: what swiftc needs to
 #                               `import Vow` from BIN and link the same libvow.so (one
 #                               engine in the process, never a second static copy)
+#   keeping_package_resolved CMD...
+#                               runs CMD (in the package's root, the current directory),
+#                               then puts Package.resolved back as it found it: a build
+#                               with the trait NIO writes one, and a plain `swift build`
+#                               checks out whatever it pins (the nio stage, scripts/docs.sh)
 
 # The C files of the library (Sources/CVow) are compiled with DWARF 4 debug information,
 # like the Swift code: clang's default, DWARF 5, in the same libvow.so as Swift's DWARF 4
@@ -51,4 +56,20 @@ vow_swiftc_flags() {
         -Xcc "-fmodule-map-file=$root/Sources/CFFI/module.modulemap"
         -L "$bin" -lvow -Xlinker -rpath -Xlinker "$bin"
     )
+}
+
+keeping_package_resolved() {
+    local backup=""
+    if [ -f Package.resolved ]; then
+        backup=$(mktemp)
+        cp Package.resolved "$backup"
+    fi
+    "$@"
+    local rc=$?
+    if [ -n "$backup" ]; then
+        mv "$backup" Package.resolved
+    else
+        rm -f Package.resolved
+    fi
+    return $rc
 }

@@ -20,5 +20,6 @@
 #include "vow_face_decls.h"
 #include "vow_counted_handles.h"
 #include "vow_engine_copies.h"
+#include "vow_result_tokens.h"
 
 #endif /* VOW_FACE_H */

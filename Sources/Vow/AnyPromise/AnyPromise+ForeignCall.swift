@@ -37,9 +37,10 @@ extension AnyPromise {
     ///     library can detect.
     ///   - context: passed through untouched, as the last argument; the caller keeps
     ///     whatever it points at alive until the function has run.
+    ///   - file: where the returned promise is recorded as made (debug mode).
+    ///   - line: the line of `file`.
     /// - Throws: `VowError` with code `.signature` if `signature` is malformed (nothing is
     ///   registered then).
-    ///   - file, line: where the returned promise is recorded as made (debug mode).
     /// - Returns: a promise for the function's return value.
     public func thenCall(on dispatcher: any Dispatcher = .default, signature: String,
                          function: UnsafeRawPointer,

@@ -44,10 +44,13 @@ public struct AnyPromise: Sendable {
 
     // MARK: Observing (thread-safe snapshots)
 
+    /// True while the promise is not settled (a snapshot: another thread may settle it).
     public var isPending: Bool { core.isPending }
 
+    /// True once the promise is fulfilled with a value.
     public var isFulfilled: Bool { core.isFulfilled }
 
+    /// True once the promise is rejected (cancellation included).
     public var isRejected: Bool { core.isRejected }
 
     /// True if this promise was settled by `cancel()` (or by cancellation travelling

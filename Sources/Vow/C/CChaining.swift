@@ -13,11 +13,11 @@ import CVow
 public func vowface_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
     guard let slot = VowResultSlot.from(out, in: "vow_result_return") else { return }
     guard let v else {
-        slot.pointee.outcome = .returned(VowValue.sharedNull)
+        slot.pointee = .returned(VowValue.sharedNull)
         return
     }
     withHandle(v, .value, as: VowValue.self, in: "vow_result_return", else: ()) { value in
-        slot.pointee.outcome = .returned(value)
+        slot.pointee = .returned(value)
     }
 }
 
@@ -25,7 +25,7 @@ public func vowface_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
 public func vowface_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
     guard let slot = VowResultSlot.from(out, in: "vow_result_throw"),
           let error = handle(e, as: VowErrorBox.self, in: "vow_result_throw") else { return }
-    slot.pointee.outcome = .threw(error)
+    slot.pointee = .threw(error)
 }
 
 @c @implementation
@@ -33,7 +33,7 @@ public func vowface_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
     // The caller's reference to p is ours from here on, whatever happens.
     guard let p else {
         guard let slot = VowResultSlot.from(out, in: "vow_result_adopt") else { return }
-        slot.pointee.outcome = .threw(VowErrorBox.boxing(
+        slot.pointee = .threw(VowErrorBox.boxing(
             VowError(.type, "vow_result_adopt: the promise to adopt was NULL (the step did not start)")))
         return
     }
@@ -43,7 +43,7 @@ public func vowface_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
         return
     }
     // The caller's reference moves into the slot: no PROMISE value around it.
-    slot.pointee.outcome = .adopted(source.takeRetainedValue())
+    slot.pointee = .adopted(source.takeRetainedValue())
 }
 
 @inline(__always)

@@ -94,10 +94,18 @@ struct CFinallyBody: LinkBody, @unchecked Sendable {
     mutating func dispose() { context.destroyNow() }
 }
 
-/// The outcome slot behind a `vow_result *`: lives on the stack of the job that runs the
-/// callback, valid only during the call. `vow_result_return` / `_adopt` / `_throw` fill it
-/// (the value, promise or error retained; setting again releases the earlier one).
-struct VowResultSlot {
+/// The outcome of a C callback, behind its `vow_result *out`: `vow_result_return` /
+/// `_adopt` / `_throw` fill it (the value, promise or error retained; setting again
+/// releases the earlier one).
+///
+/// `out` is not an address but a token that names one call of one callback; the thread
+/// running the callback knows which token is its innermost callback's and where that
+/// call's outcome lives (on the stack of the job that runs it). See
+/// `Sources/CVow/include/vow_result_tokens.h` (`vowresult_call_value` calls the
+/// callback): an `out` kept past its callback, used inside another callback, or used
+/// from another thread is refused, and the check reads nothing but the calling thread's
+/// own record.
+enum VowResultSlot {
     enum Outcome {
         case unset
         case returned(VowValue)
@@ -107,32 +115,21 @@ struct VowResultSlot {
         case threw(VowErrorBox)
     }
 
-    /// Marks a live slot, so a stray pointer passed as `vow_result *` is refused. The first
-    /// field: `from(_:in:)` reads it at offset 0 (a test checks the layout).
-    var magic: UInt64 = VowResultSlot.liveMagic
-    var outcome: Outcome = .unset
-
-    static var liveMagic: UInt64 { 0x746c_7573_2d77_6f76 }  // "vow-sult"
-
-    /// Marks the slot dead once its callback returned, so that an `out` kept past the
-    /// callback is refused (a misuse line) instead of written into a stack frame that is
-    /// gone. Out of line and unoptimized on purpose: the slot is a local that dies right
-    /// after, so an inlined store was deleted as dead by the optimizer (release builds
-    /// accepted a stale `out` before, tests/C/test_result_adopt.c checks it).
-    @inline(never) @_optimize(none)
-    static func retire(_ slot: UnsafeMutablePointer<VowResultSlot>) {
-        slot.pointee.magic = 0
-    }
-
-    /// The slot behind `out`, or nil (with a diagnostic) if `out` is not a live slot.
-    static func from(_ out: OpaquePointer?, in function: StaticString) -> UnsafeMutablePointer<VowResultSlot>? {
+    /// The outcome behind `out`, or nil (with a diagnostic) if `out` is not the token of
+    /// the callback running innermost on this thread. NULL returns nil silently.
+    @inline(__always)
+    static func from(_ out: OpaquePointer?, in function: StaticString) -> UnsafeMutablePointer<Outcome>? {
         guard let out else { return nil }
-        let raw = UnsafeMutableRawPointer(out)
-        guard raw.load(as: UInt64.self) == liveMagic else {
-            writeDiagnostic("vow: \(function): expected the vow_result of a running callback")
+        guard let outcome = vowresult_outcome(UnsafeRawPointer(out)) else {
+            reportStale(in: function)
             return nil
         }
-        return raw.assumingMemoryBound(to: VowResultSlot.self)
+        return outcome.assumingMemoryBound(to: Outcome.self)
+    }
+
+    @inline(never)
+    private static func reportStale(in function: StaticString) {
+        writeDiagnostic("vow: \(function): expected the vow_result of a running callback")
     }
 }
 
@@ -158,30 +155,28 @@ extension Core {
     }
 }
 
-/// Calls a value callback with a fresh slot and returns what it left there.
+/// Calls a value callback with a fresh outcome and returns what it left there.
 @inline(__always)
 func callValueCallback(_ function: vow_on_value, _ ctx: UnsafeMutableRawPointer?,
                        _ value: VowValue?) -> VowResultSlot.Outcome {
-    var slot = VowResultSlot()
-    withUnsafeMutablePointer(to: &slot) { pointer in
+    var outcome = VowResultSlot.Outcome.unset
+    withUnsafeMutablePointer(to: &outcome) { pointer in
         withExtendedLifetime(value) {
-            function(ctx, value?.borrowedHandle, OpaquePointer(pointer))
+            vowresult_call_value(function, ctx, value?.borrowedHandle, pointer)
         }
-        VowResultSlot.retire(pointer)
     }
-    return slot.outcome
+    return outcome
 }
 
-/// Calls an error callback with a fresh slot and returns what it left there.
+/// Calls an error callback with a fresh outcome and returns what it left there.
 @inline(__always)
 func callErrorCallback(_ function: vow_on_error, _ ctx: UnsafeMutableRawPointer?,
                        _ error: VowErrorBox) -> VowResultSlot.Outcome {
-    var slot = VowResultSlot()
-    withUnsafeMutablePointer(to: &slot) { pointer in
+    var outcome = VowResultSlot.Outcome.unset
+    withUnsafeMutablePointer(to: &outcome) { pointer in
         withExtendedLifetime(error) {
-            function(ctx, error.borrowedHandle, OpaquePointer(pointer))
+            vowresult_call_error(function, ctx, error.borrowedHandle, pointer)
         }
-        VowResultSlot.retire(pointer)
     }
-    return slot.outcome
+    return outcome
 }

@@ -9,6 +9,7 @@
 /// them on its dispatcher). A conformer written with plain closure parameters still
 /// conforms.
 public protocol Thenable {
+    /// The type of the value the thenable fulfils with.
     associatedtype Value
     /// Registers callbacks. `onSuccess` receives the value; if it throws and `onFailure`
     /// is non-nil, `onFailure` receives the error. `onFailure` receives a rejection reason.

@@ -28,13 +28,21 @@ public struct VowError: CancellableError, CustomStringConvertible, UnhandledDesc
 
         private init(_ code: vow_error_codes) { self.rawValue = Int64(code.rawValue) }
 
+        /// Cancelled: `cancel()`, cancellation travelling upstream, the losers of a race.
         public static let cancelled = Code(VOW_ERROR_CANCELLED)
+        /// The last reference to a resolver that was never used went away.
         public static let broken = Code(VOW_ERROR_BROKEN)
+        /// Resolved with itself, or with a chain leading back to itself.
         public static let cycle = Code(VOW_ERROR_CYCLE)
+        /// `timeout(seconds:)` ran out before its source settled.
         public static let timeout = Code(VOW_ERROR_TIMEOUT)
+        /// A value of the wrong type; the message names the expected and the found.
         public static let type = Code(VOW_ERROR_TYPE)
+        /// A malformed libffi signature (`AnyPromise.thenCall`).
         public static let signature = Code(VOW_ERROR_SIGNATURE)
+        /// A race over no promises.
         public static let empty = Code(VOW_ERROR_EMPTY)
+        /// A `wait()` that could never end.
         public static let deadlock = Code(VOW_ERROR_DEADLOCK)
 
         /// Every code with its name (the header's `VOW_ERROR_` name in lower case), in the
@@ -54,15 +62,21 @@ public struct VowError: CancellableError, CustomStringConvertible, UnhandledDesc
     /// The library's domain, `"vow"`.
     public static let vowDomain = "vow"
 
+    /// Who defines `code`: ``vowDomain`` for the library's errors, another string for a
+    /// program's own (a tag only).
     public let domain: String
+    /// The code within `domain`: for the library's errors, a ``Code``'s `rawValue`.
     public let code: Int64
+    /// What went wrong, for people.
     public let message: String
+    /// A value the error carries (from C: a `vow_error_with_payload`'s value), or nil.
     public let payload: Any?
 
     /// The `vow_error *` this error came from, when it was made in C: crossing back into C
     /// it is that same handle again (an error keeps its identity across the boundary).
     var origin: VowErrorBox?
 
+    /// An error of any domain, as C's `vow_error_new` makes one.
     public init(domain: String, code: Int64, message: String, payload: Any? = nil) {
         self.domain = domain
         self.code = code
@@ -106,9 +120,32 @@ public struct VowError: CancellableError, CustomStringConvertible, UnhandledDesc
     }
 }
 
-/// `catch VowError.Code.timeout { }` matches a library error with that code.
-public func ~= (pattern: VowError.Code, value: any Error) -> Bool {
-    (unboxError(value) as? VowError)?.vowCode == pattern
+extension VowError {
+    /// A pattern that matches errors (`VowError.Code` is one): what the `~=` below takes,
+    /// so that it applies to error values only.
+    public protocol CodePattern: Sendable {
+        /// True if `error` is one this pattern stands for.
+        func matches(_ error: any Error) -> Bool
+    }
+}
+
+extension VowError.Code: VowError.CodePattern {
+    /// True for a library error (domain `"vow"`) with this code.
+    public func matches(_ error: any Error) -> Bool {
+        (unboxError(error) as? VowError)?.vowCode == self
+    }
+}
+
+/// `catch VowError.Code.timeout { }` (and `case VowError.Code.timeout:` in a `switch` over
+/// an error) matches a library error with that code.
+///
+/// Generic over both sides, so that Swift considers it only where an error is matched: a
+/// pattern that does not fit another `switch` (`case .fulfilled:` over a `Swift.Result`) is
+/// reported against the value's type ("type 'Result<Int, any Error>' has no member
+/// 'fulfilled'"), not as a missing member of `VowError.Code`, as it was when this operator
+/// took `VowError.Code` and `any Error` directly.
+public func ~= <Pattern: VowError.CodePattern, Value: Error>(pattern: Pattern, value: Value) -> Bool {
+    pattern.matches(value)
 }
 
 /// Errors that box another error (a C `vow_error` around a Swift error) expose it here, so

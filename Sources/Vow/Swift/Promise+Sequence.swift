@@ -67,6 +67,16 @@ extension Promise where T: Sequence, T.Element: Sendable {
         then(on: dispatcher, file: file, line: line) { values in try values.reduce(initialResult, nextPartialResult) }
     }
 
+    /// The values in the order `areInIncreasingOrder` gives (PromiseKit's
+    /// `sortedValues(_:)`; `sortedValues { $0 > $1 }` reads the same in both). A throw
+    /// from `areInIncreasingOrder` rejects the returned promise.
+    public func sortedValues(on dispatcher: any Dispatcher = .default,
+                             file: StaticString = #fileID, line: UInt = #line,
+                             by areInIncreasingOrder: @escaping @Sendable (T.Element, T.Element) throws -> Bool)
+        -> Promise<[T.Element]> {
+        then(on: dispatcher, file: file, line: line) { values in try values.sorted(by: areInIncreasingOrder) }
+    }
+
     /// The first value for which `test` holds (PromiseKit's `firstValue(where:)`); none
     /// rejects with `VowError.Code.empty`.
     public func firstValue(on dispatcher: any Dispatcher = .default,

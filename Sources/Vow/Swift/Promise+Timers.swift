@@ -46,7 +46,9 @@ extension Promise {
 /// The first attempt runs at once, on the calling thread; later ones on the default
 /// dispatcher (the one `.default` stands for at this call), whose clock times the pauses.
 /// `delay` follows the time rule of `after(seconds:)`, except that +infinity means the
-/// next attempt never comes: the first failure is final.
+/// next attempt never comes: the first failure is final. An attempt that is the returned
+/// promise itself, or a promise that leads back to it, fails with `VowError.Code.cycle` (it
+/// would wait on itself).
 public func retry<T: Sendable>(times: Int, delay: Double = 0, file: StaticString = #fileID, line: UInt = #line,
                                _ body: @escaping @Sendable () throws -> Promise<T>) -> Promise<T> {
     Promise(core: Core.retry(times: times, delay: delay, firstInline: true, shouldRetry: nil) {

@@ -51,10 +51,13 @@ public struct Promise<T: Sendable>: Thenable, Sendable {
 
     // MARK: Observing (thread-safe snapshots)
 
+    /// True while the promise is not settled (a snapshot: another thread may settle it).
     public var isPending: Bool { core.isPending }
 
+    /// True once the promise is fulfilled with a value.
     public var isFulfilled: Bool { core.isFulfilled }
 
+    /// True once the promise is rejected (cancellation included).
     public var isRejected: Bool { core.isRejected }
 
     /// The outcome, or nil while pending. Reading it does not count as handling a rejection.
@@ -90,7 +93,9 @@ public struct Promise<T: Sendable>: Thenable, Sendable {
     /// Cancels the promise: if it is pending it is rejected at once with the cancellation
     /// error (its `finally` handlers run), its own value/error callbacks are dropped, and
     /// the request travels upstream to every promise it waits on that no other promise
-    /// still needs. The producer's `Resolver.onCancel` handlers run. No effect once settled.
+    /// still needs. The producer's `Resolver.onCancel` handlers run. A body already running
+    /// runs to its end, and the promise it returns is cancelled under the same rule. No
+    /// effect once settled.
     public func cancel() {
         core.cancel()
     }

@@ -63,6 +63,7 @@ public struct UnhandledErrorSites: Sendable, Equatable {
     /// The site of the first promise of its chain.
     public let chainBeganAt: String
 
+    /// The two sites of a report (the engine makes these; a test of a reporter may too).
     public init(droppedAt: String, chainBeganAt: String) {
         self.droppedAt = droppedAt
         self.chainBeganAt = chainBeganAt

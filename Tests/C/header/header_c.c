@@ -4,9 +4,6 @@
 /* VOW_VERSION_NUMBER is an integer constant expression that matches its parts. */
 typedef char vow_check_version_number[
     (VOW_VERSION_NUMBER == VOW_VERSION_MAJOR * 10000 + VOW_VERSION_MINOR * 100 + VOW_VERSION_PATCH) ? 1 : -1];
-#if VOW_VERSION_NUMBER != 100
-#error "VOW_VERSION_NUMBER should be 100 for 0.1.0"
-#endif
 typedef char vow_check_ffi_limits[(VOW_FFI_MAX_SIGNATURE == 256 && VOW_FFI_MAX_PARAMETERS == 32) ? 1 : -1];
 typedef char vow_check_enums[(VOW_KIND_INVALID < 0 && VOW_KIND_NULL == 0 && VOW_KIND_SWIFT == 11 &&
                               VOW_STATE_INVALID < 0 && VOW_PENDING == 0 && VOW_REJECTED == 2 &&

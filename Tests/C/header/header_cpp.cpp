@@ -5,7 +5,6 @@
 
 static_assert(VOW_VERSION_NUMBER == VOW_VERSION_MAJOR * 10000 + VOW_VERSION_MINOR * 100 + VOW_VERSION_PATCH,
               "VOW_VERSION_NUMBER matches its parts");
-static_assert(VOW_VERSION_NUMBER == 100, "0.1.0");
 static_assert(VOW_FFI_MAX_SIGNATURE == 256 && VOW_FFI_MAX_PARAMETERS == 32, "libffi limits");
 static_assert(VOW_KIND_INVALID < 0 && VOW_STATE_INVALID < 0, "invalid members are negative");
 static_assert(std::is_same<decltype(&vow_then),

@@ -2,7 +2,7 @@
 // of its own (the SwiftPM product VowSwiftOnly), that loads the installed libvow.so later
 // with dlopen (as a program that loads a plugin built on vow.h does). The copy in the
 // program exports no symbol; the one in libvow.so must still find it when it loads, and
-// each must refuse the other's handles. Run by scripts/check-install.sh with the path of
+// each must refuse the other's handles. Run by scripts/check-two-engines.sh with the path of
 // libvow.so.
 
 import Glibc

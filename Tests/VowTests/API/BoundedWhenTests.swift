@@ -159,6 +159,44 @@ struct BoundedWhenTests {
         #expect(made.nextCalls == 2)
     }
 
+    @Test("an iterator that yields a promise following the result: that input fails with the cycle error")
+    func iteratorYieldsAFollowerOfTheResult() throws {
+        let queue = ManualDispatcher()
+        let result = Locked<Promise<[Int]>?>(nil)
+        var calls = 0
+        let all = when(fulfilled: AnyIterator<Promise<Int>> {
+            calls += 1
+            return calls == 1 ? result.withLock { $0 }!.map { $0.count } : nil
+        }, concurrently: 2, on: queue)
+        result.withLock { $0 = all }
+        queue.drain()
+        #expect(try vowCode(of: all) == .cycle)
+        result.withLock { $0 = nil }
+
+        // when(resolved:concurrently:): the refused input is a failure, the result fulfils.
+        let settled = Locked<Promise<[Result<Int, any Error>]>?>(nil)
+        var settledCalls = 0
+        let outcomes = when(resolved: AnyIterator<Promise<Int>> {
+            settledCalls += 1
+            switch settledCalls {
+            case 1: return settled.withLock { $0 }!.map { $0.count }
+            case 2: return Promise.value(7)
+            default: return nil
+            }
+        }, concurrently: 1, on: queue)
+        settled.withLock { $0 = outcomes }
+        queue.drain()
+        let got = try value(of: outcomes)
+        #expect(got.count == 2)
+        if case .failure(let error) = got.first {
+            #expect((error as? VowError)?.vowCode == .cycle)
+        } else {
+            Issue.record("the input that follows the result did not fail")
+        }
+        if case .success(let seven) = got.last { #expect(seven == 7) } else { Issue.record("the second input was lost") }
+        settled.withLock { $0 = nil }
+    }
+
     @Test("concurrently below 1 rejects with VowError.Code.type and never calls next()")
     func badConcurrency() throws {
         let made = MadePromises(total: 3)

@@ -169,4 +169,50 @@ struct CombinatorTests {
         #expect(triple.0 == 1 && triple.1 == "two" && triple.2 == 3.0)
         #expect(try error(of: zip(Promise.value(1), Promise<String>(error: TestError(5)))) as? TestError == TestError(5))
     }
+
+    @Test("a then returning when/race/any with its own promise among the inputs, anywhere, rejects with the cycle error")
+    func combinatorOfItselfIsACycle() throws {
+        for kind in 0..<4 {
+            let (source, resolver) = Promise<Int>.pending()
+            let (other, otherResolver) = Promise<Int>.pending()
+            let own = Locked<Promise<Int>?>(nil)
+            let step = source.then { _ -> Promise<Int> in
+                let me = own.withLock { $0 }!
+                switch kind {
+                case 0: return when(fulfilled: [other, me]).map { $0[1] }
+                case 1: return race([other, me])
+                case 2: return any([other, other, me])
+                default: return when(resolved: [other, me]).map { _ in 0 }
+                }
+            }
+            own.withLock { $0 = step }
+            resolver.fulfill(1)
+            #expect(try vowCode(of: step) == .cycle, "kind \(kind)")
+            otherResolver.fulfill(2)
+            own.withLock { $0 = nil }
+        }
+    }
+
+    @Test("resolve(promise) with a combinator that has the promise among its inputs rejects with the cycle error")
+    func resolveWithCombinatorOfItself() throws {
+        let (promise, resolver) = Promise<Int>.pending()
+        let (other, otherResolver) = Promise<Int>.pending()
+        resolver.resolve(when(fulfilled: [other, promise.map { $0 + 1 }]).map { $0[0] })
+        #expect(try vowCode(of: promise) == .cycle)
+        otherResolver.fulfill(1)
+    }
+
+    @Test("adopting a combinator of unrelated pending promises is no cycle: it settles as they do")
+    func combinatorWithoutCycle() throws {
+        let (source, resolver) = Promise<Int>.pending()
+        let pairs = (0..<3).map { _ in Promise<Int>.pending() }
+        let inputs = pairs.map(\.promise)
+        let step = source.then { _ in when(fulfilled: inputs + [inputs[0].map { $0 }]).map { $0.reduce(0, +) } }
+        resolver.fulfill(1)
+        for (index, pair) in pairs.enumerated() {
+            #expect(step.isPending)
+            pair.resolver.fulfill(index + 1)
+        }
+        #expect(try value(of: step) == 1 + 2 + 3 + 1)
+    }
 }

@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import Vow
 
 // The helpers from the libraries Vow replaces: Promise(lazy:), unwrap(orReject:),
@@ -168,6 +171,22 @@ struct HelperTests {
         #expect(try vowCode(of: result) == .cancelled)
         #expect(attempts.value == 1)
         #expect(asked.value == 0)
+    }
+
+    @Test("retry: an attempt that follows the result fails with the cycle error instead of hanging")
+    func retryAttemptFollowingTheResult() throws {
+        let own = Locked<Promise<Int>?>(nil)
+        let attempts = Counter()
+        let result = retry(times: 3) { () -> Promise<Int> in
+            // The first attempt runs inside retry(), before the result exists.
+            if attempts.increment() == 1 { throw TestError(1) }
+            while own.withLock({ $0 }) == nil { sched_yield() }
+            return own.withLock { $0 }!.map { $0 + 1 }
+        }
+        own.withLock { $0 = result }
+        #expect(try vowCode(of: result) == .cycle)
+        #expect(attempts.value == 3)
+        own.withLock { $0 = nil }
     }
 
     // MARK: delay(seconds:) (on virtual time: Tests/VowTestingTests/TimerTests.swift)

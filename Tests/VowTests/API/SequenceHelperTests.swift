@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import Vow
 
@@ -18,6 +19,19 @@ struct SequenceHelperTests {
         #expect(try value(of: numbers.reduce(10) { $0 + $1 }) == 16)
         #expect(try value(of: numbers.sortedValues()) == [1, 2, 3])
         #expect(try value(of: Promise.value(Set(["b", "a"])).sortedValues()) == ["a", "b"])
+    }
+
+    @Test("sortedValues(by:), also written as PromiseKit's trailing closure; a throw from the comparison rejects")
+    func sortedBy() throws {
+        #expect(try value(of: numbers.sortedValues(by: >)) == [3, 2, 1])
+        #expect(try value(of: Promise.value([5, 2, 3, 4, 1]).sortedValues { $0 > $1 }) == [5, 4, 3, 2, 1])
+        let queue = DispatchQueue(label: "sortedBy")
+        #expect(try value(of: numbers.sortedValues(on: queue) { a, b in
+            dispatchPrecondition(condition: .onQueue(queue))
+            return a < b
+        }) == [1, 2, 3])
+        let failing = numbers.sortedValues { _, _ in throw TestError(7) }
+        #expect(throws: TestError(7)) { try failing.wait() }
     }
 
     @Test("firstValue and lastValue, with and without a test; empty rejects with VowError.Code.empty")

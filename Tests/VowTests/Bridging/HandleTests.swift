@@ -207,7 +207,7 @@ extension BridgingTests {
         @Test("version and status strings")
         func versionAndStatus() {
             #expect(vow_version_number() == Int32(VOW_VERSION_NUMBER))
-            #expect(vow_version().map { String(cString: $0) } == "0.1.0")
+            #expect(vow_version().map { String(cString: $0) } == "\(VOW_VERSION_MAJOR).\(VOW_VERSION_MINOR).\(VOW_VERSION_PATCH)")
             #expect(vow_status_string(VOW_EALREADY.rawValue).map { String(cString: $0) } == "the resolver was already used")
             #expect(vow_status_string(12345).map { String(cString: $0) } == "unknown status")
         }

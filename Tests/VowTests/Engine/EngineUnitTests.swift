@@ -326,18 +326,51 @@ struct EngineUnitTests {
 
     // MARK: The C face's result slot
 
-    @Test("the result slot's magic word is at offset 0 (vow_result_return reads it there)")
-    func resultSlotMagicAtOffsetZero() {
-        #expect(MemoryLayout<VowResultSlot>.offset(of: \VowResultSlot.magic) == 0)
-        var slot = VowResultSlot()
-        withUnsafeMutablePointer(to: &slot) { pointer in
-            let handle = OpaquePointer(pointer)
-            #expect(VowResultSlot.from(handle, in: "test") == pointer)
-            // A pointer to anything else is refused.
-            var other: UInt64 = 7
-            withUnsafeMutablePointer(to: &other) { stray in
-                #expect(VowResultSlot.from(OpaquePointer(stray), in: "test") == nil)
+    @Test("a vow_result token names one callback call: refused after it, inside another, and on another thread")
+    func resultTokens() {
+        let probe = ResultTokenProbe()
+        let outcome = callValueCallback({ ctx, _, out in
+            let probe = Unmanaged<ResultTokenProbe>.fromOpaque(ctx!).takeUnretainedValue()
+            probe.kept = out
+            probe.check(UInt(bitPattern: Int(bitPattern: out)) % 16 == 4)  // never an object's address
+            // Where a handle is expected it reads as a stray pointer (a line), not a fault.
+            probe.check(handle(out, as: VowValue.self, in: "test") == nil)
+            probe.check(VowResultSlot.from(out, in: "test") != nil)
+            _ = callValueCallback({ ctx, _, innerOut in
+                let probe = Unmanaged<ResultTokenProbe>.fromOpaque(ctx!).takeUnretainedValue()
+                probe.check(innerOut != probe.kept)
+                probe.check(VowResultSlot.from(innerOut, in: "test") != nil)
+                probe.check(VowResultSlot.from(probe.kept, in: "test") == nil)  // the outer one's, inside
+            }, ctx, nil)
+            // The outer callback runs again: what it sets is its outcome.
+            vow_result_return(out, VowValue.sharedNull.borrowedHandle)
+            let bits = Int(bitPattern: out)
+            let elsewhere = try? onNewThread {
+                VowResultSlot.from(OpaquePointer(bitPattern: bits), in: "test") == nil
             }
+            probe.check(elsewhere == true)
+        }, Unmanaged.passUnretained(probe).toOpaque(), nil)
+        if case .returned(let value) = outcome {
+            #expect(value === VowValue.sharedNull)
+        } else {
+            Issue.record("the outer callback's outcome was lost")
         }
+        #expect(probe.checks == 7)
+        #expect(probe.failures == 0)
+        #expect(VowResultSlot.from(probe.kept, in: "test") == nil)  // after the call
+        #expect(VowResultSlot.from(nil, in: "test") == nil)
     }
 }
+
+/// What `resultTokens` looks at from inside its C callbacks.
+private final class ResultTokenProbe {
+    var kept: OpaquePointer?
+    var checks = 0
+    var failures = 0
+
+    func check(_ condition: Bool) {
+        checks += 1
+        if !condition { failures += 1 }
+    }
+}
+

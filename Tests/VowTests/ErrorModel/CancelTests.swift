@@ -306,5 +306,33 @@ extension ErrorModel {
             expectCount(secondCancels, 1)
             withExtendedLifetime(secondResolver) {}
         }
+    
+        @Test("a then cancelled while its body runs cancels the promise the body returns, unless another chain wants it")
+        func cancelledWhileTheBodyRuns() throws {
+            for keptWanted in [false, true] {
+                let (step, stepResolver, cancels) = producer()
+                let other = keptWanted ? step.map { $0 } : nil
+                let started = DispatchSemaphore(value: 0)
+                let carryOn = DispatchSemaphore(value: 0)
+                let link = Promise.value(1).then { _ -> Promise<Int> in
+                    started.signal()
+                    _ = carryOn.wait(timeout: .now() + Stress.waitSeconds)
+                    return step
+                }
+                #expect(started.wait(timeout: .now() + Stress.waitSeconds) == .success)
+                link.cancel()
+                carryOn.signal()
+                #expect(ErrorModel.poll { link.isCancelled })
+                if keptWanted {
+                    ErrorModel.drainDefault()
+                    #expect(step.isPending)
+                    #expect(cancels.count == 0)
+                } else {
+                    #expect(ErrorModel.poll { step.isCancelled })
+                    expectCount(cancels, 1)
+                }
+                withExtendedLifetime((stepResolver, other)) {}
+            }
+        }
     }
 }

@@ -1,17 +1,8 @@
 import CVow
 
-// Versioning and status strings (vow.h, "Versioning", "Status codes"). The strings are
-// static: C string literals in the binary, never freed.
-
-@c @implementation
-public func vowface_version_number() -> Int32 {
-    Int32(VOW_VERSION_NUMBER)
-}
-
-@c @implementation
-public func vowface_version() -> UnsafePointer<CChar>? {
-    cString("0.1.0")
-}
+// Status strings (vow.h, "Status codes"). The strings are static: C string literals in
+// the binary, never freed. vow_version and vow_version_number are C
+// (Sources/CVow/version.c), made from the header's version macros.
 
 @c @implementation
 public func vowface_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
