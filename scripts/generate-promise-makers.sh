@@ -120,9 +120,10 @@ EOF
                 for (i = 1; i <= count; i++) { sub(/^ +/, "", out[i]); sub(/ +$/, "", out[i]) }
                 return count
             }
-            # "public func NAME(" and the parameters, wrapped at 116 columns under the first.
+            # "func NAME(" (internal: hidden, the entry points reach it through the table
+            # of the engine) and the parameters, wrapped at 116 columns under the first.
             function signature(fname, list, count, tail,    head, indent, line, i, piece, text) {
-                head = "public func " fname "("
+                head = "func " fname "("
                 indent = sprintf("%" length(head) "s", "")
                 line = head; text = ""
                 for (i = 1; i <= count; i++) {

@@ -222,7 +222,7 @@ let runHostJob: vow_job = { raw in
 }
 
 @c @implementation
-public func vowface_job_drop(_ job: UnsafeMutableRawPointer?) {
+func vowface_job_drop(_ job: UnsafeMutableRawPointer?) {
     guard let job else { return }
     if isSwiftJob(job) {
         dropSwiftJob(job)
@@ -392,7 +392,7 @@ extension VowRuntime {
 // MARK: Entry points
 
 @c @implementation
-public func vowface_dispatcher_new(_ submit: (@convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void)?,
+func vowface_dispatcher_new(_ submit: (@convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void)?,
                                _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     guard let submit else {
         destroy?(ctx)
@@ -402,7 +402,7 @@ public func vowface_dispatcher_new(_ submit: (@convention(c) (UnsafeMutableRawPo
 }
 
 @c @implementation
-public func vowface_dispatcher_new_with_timers(
+func vowface_dispatcher_new_with_timers(
     _ submit: (@convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void)?,
     _ arm: vow_timer_arm?, _ cancel: vow_timer_cancel?,
     _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
@@ -415,24 +415,24 @@ public func vowface_dispatcher_new_with_timers(
 }
 
 @c @implementation
-public func vowface_dispatcher_default() -> OpaquePointer? {
+func vowface_dispatcher_default() -> OpaquePointer? {
     let current = DispatcherHandle.forCurrentDefault()
     DefaultHold.replace(with: current)
     return current.borrowedHandle
 }
 
 @c @implementation
-public func vowface_dispatcher_background() -> OpaquePointer? {
+func vowface_dispatcher_background() -> OpaquePointer? {
     DispatcherHandle.background.borrowedHandle
 }
 
 @c @implementation
-public func vowface_dispatcher_inline() -> OpaquePointer? {
+func vowface_dispatcher_inline() -> OpaquePointer? {
     DispatcherHandle.inline.borrowedHandle
 }
 
 @c @implementation
-public func vowface_dispatcher_retain(_ d: OpaquePointer?) -> OpaquePointer? {
+func vowface_dispatcher_retain(_ d: OpaquePointer?) -> OpaquePointer? {
     switch dispatcherObject(d, in: "vow_dispatcher_retain") {
     case .host(let host)?: _ = Unmanaged.passUnretained(host).retain()
     case .swift(let wrapper)?: if !wrapper.isBuiltIn { _ = Unmanaged.passUnretained(wrapper).retain() }
@@ -442,7 +442,7 @@ public func vowface_dispatcher_retain(_ d: OpaquePointer?) -> OpaquePointer? {
 }
 
 @c @implementation
-public func vowface_dispatcher_release(_ d: OpaquePointer?) {
+func vowface_dispatcher_release(_ d: OpaquePointer?) {
     switch dispatcherObject(d, in: "vow_dispatcher_release") {
     case .host(let host)?: Unmanaged.passUnretained(host).release()
     case .swift(let wrapper)?: if !wrapper.isBuiltIn { Unmanaged.passUnretained(wrapper).release() }
@@ -451,7 +451,7 @@ public func vowface_dispatcher_release(_ d: OpaquePointer?) {
 }
 
 @c @implementation
-public func vowface_set_default_dispatcher(_ d: OpaquePointer?) {
+func vowface_set_default_dispatcher(_ d: OpaquePointer?) {
     // This thread no longer uses what vow_dispatcher_default handed it (dropped after the
     // switch, so a host dispatcher's destroy can run once nothing else holds it).
     defer { DefaultHold.replace(with: nil) }

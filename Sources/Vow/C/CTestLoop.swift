@@ -42,17 +42,17 @@ private func run(_ loop: CTestLoop, until target: VirtualInstant?, in function: 
 }
 
 @c @implementation
-public func vowface_test_loop_new(_ seed: UInt64) -> OpaquePointer? {
+func vowface_test_loop_new(_ seed: UInt64) -> OpaquePointer? {
     CTestLoop(seed: seed).retainedHandle
 }
 
 @c @implementation
-public func vowface_test_loop_dispatcher(_ l: OpaquePointer?) -> OpaquePointer? {
+func vowface_test_loop_dispatcher(_ l: OpaquePointer?) -> OpaquePointer? {
     handle(l, as: CTestLoop.self, in: "vow_test_loop_dispatcher")?.dispatcher.borrowedHandle
 }
 
 @c @implementation
-public func vowface_test_loop_install(_ l: OpaquePointer?) -> Int32 {
+func vowface_test_loop_install(_ l: OpaquePointer?) -> Int32 {
     guard let loop = handle(l, as: CTestLoop.self, in: "vow_test_loop_install") else { return VOW_EINVAL.rawValue }
     switch loop.core.install(default: loop.loop) {
     case .installed:
@@ -69,7 +69,7 @@ public func vowface_test_loop_install(_ l: OpaquePointer?) -> Int32 {
 }
 
 @c @implementation
-public func vowface_test_loop_uninstall(_ l: OpaquePointer?) -> Int32 {
+func vowface_test_loop_uninstall(_ l: OpaquePointer?) -> Int32 {
     guard let loop = handle(l, as: CTestLoop.self, in: "vow_test_loop_uninstall") else { return VOW_EINVAL.rawValue }
     guard loop.core.uninstall() else {
         writeDiagnostic("vow: vow_test_loop_uninstall: the loop is not installed on this thread")
@@ -79,7 +79,7 @@ public func vowface_test_loop_uninstall(_ l: OpaquePointer?) -> Int32 {
 }
 
 @c @implementation
-public func vowface_test_loop_advance(_ l: OpaquePointer?, _ seconds: Double) -> Int {
+func vowface_test_loop_advance(_ l: OpaquePointer?, _ seconds: Double) -> Int {
     guard let loop = handle(l, as: CTestLoop.self, in: "vow_test_loop_advance") else { return 0 }
     let seconds = cSeconds(seconds, in: "vow_test_loop_advance")
     // +infinity: every timer; otherwise the time rule (now for zero, negative, -infinity,
@@ -89,29 +89,29 @@ public func vowface_test_loop_advance(_ l: OpaquePointer?, _ seconds: Double) ->
 }
 
 @c @implementation
-public func vowface_test_loop_run_until_idle(_ l: OpaquePointer?) -> Int {
+func vowface_test_loop_run_until_idle(_ l: OpaquePointer?) -> Int {
     guard let loop = handle(l, as: CTestLoop.self, in: "vow_test_loop_run_until_idle") else { return 0 }
     return run(loop, until: loop.core.now, in: "vow_test_loop_run_until_idle")
 }
 
 @c @implementation
-public func vowface_test_loop_now(_ l: OpaquePointer?) -> Double {
+func vowface_test_loop_now(_ l: OpaquePointer?) -> Double {
     handle(l, as: CTestLoop.self, in: "vow_test_loop_now")?.core.now.seconds ?? .nan
 }
 
 @c @implementation
-public func vowface_test_loop_pending(_ l: OpaquePointer?) -> Int {
+func vowface_test_loop_pending(_ l: OpaquePointer?) -> Int {
     handle(l, as: CTestLoop.self, in: "vow_test_loop_pending")?.core.pendingPromises().count ?? 0
 }
 
 @c @implementation
-public func vowface_test_loop_dump_pending(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<FILE>?) -> Int {
+func vowface_test_loop_dump_pending(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<FILE>?) -> Int {
     guard let loop = handle(l, as: CTestLoop.self, in: "vow_test_loop_dump_pending"), let out else { return 0 }
     return writeCensus(loop.core.pendingPromises(), to: out)
 }
 
 @c @implementation
-public func vowface_test_loop_release(_ l: OpaquePointer?) {
+func vowface_test_loop_release(_ l: OpaquePointer?) {
     // Closed here, not when the object goes: a run of the loop (this call made from one of
     // its jobs) holds the object until it returns, and must stop now (issue 32).
     guard let loop = unmanagedHandle(l, .testLoop, as: CTestLoop.self, in: "vow_test_loop_release") else { return }
