@@ -1081,6 +1081,61 @@ vow_dispatcher_new(void (*VOW_NONNULL submit)(void *VOW_NULLABLE ctx, vow_job VO
     VOW_NONNULL_ARGS(1);
 
 /**
+ * A host loop's timer start (vow_dispatcher_new_with_timers): starts a one-shot
+ * timer of the loop due in seconds (finite, not negative; 0: as soon as
+ * possible) and returns the host's own handle for it (any pointer, NULL
+ * too), which the library passes back to cancel. When the time has come the
+ * host calls run(timer), once, on the loop's thread; if it never will (the
+ * loop shuts down) it calls vow_job_drop(timer) instead. Never inside arm.
+ */
+typedef void *VOW_NULLABLE (*vow_timer_arm)(void *VOW_NULLABLE ctx, double seconds, vow_job VOW_NULLABLE run,
+                                            void *VOW_NULLABLE timer);
+
+/**
+ * A host loop's timer stop (vow_dispatcher_new_with_timers): the library no
+ * longer needs the timer host_timer (what arm returned): the host stops it
+ * and finishes it with vow_job_drop(timer), there or later (run(timer) would
+ * do nothing).
+ */
+typedef void (*vow_timer_cancel)(void *VOW_NULLABLE ctx, void *VOW_NULLABLE host_timer);
+
+/**
+ * vow_dispatcher_new for a host loop with timers of its own (libuv's
+ * uv_timer, GLib's g_timeout_add, timerfd): the library's timers that run on
+ * d then count the loop's time, not the library's real clock (Dispatch), and
+ * fire on the loop's thread. Which timers run on d: vow_after, vow_timeout,
+ * vow_delay and the pauses of vow_retry called where d is the default
+ * dispatcher (vow_set_default_dispatcher(d), or a test loop's dispatcher
+ * installed on the thread), and Swift's after(seconds:on: d), timeout,
+ * delay and retry likewise. submit, ctx and destroy as for vow_dispatcher_new.
+ *
+ * The library calls arm and cancel on the loop's thread only: each is the
+ * body of a job it submits to d first (so a host calls its loop's timer
+ * functions directly, without a lock). arm(ctx, seconds, run, timer) starts a
+ * timer (seconds counts from the vow_after, not from the job: what the job's
+ * wait took is subtracted); the host then calls run(timer) exactly once, on
+ * the loop's thread, when it is due, or vow_job_drop(timer) if it never will
+ * (the loop shuts down: the promise of a vow_after is then cancelled). A
+ * timer the host holds keeps d alive, as a job does. cancel(ctx, host_timer)
+ * is called at most once per timer, only before the host ran or dropped it,
+ * when the library no longer needs it (its promise settled, or was
+ * cancelled): the host stops the timer and finishes it with
+ * vow_job_drop(timer). NULL cancel: a timer no longer needed still runs at
+ * its time, and does nothing. A job carrying an arm or a cancel is an
+ * ordinary job: dropped, its timer is dropped (or, for a cancel, left to the
+ * host, which drops its timers when it shuts down).
+ *
+ * Returns +1; NULL submit or arm returns NULL (and destroy, if given, runs
+ * before the call returns). Any thread.
+ */
+VOW_EXTERN vow_dispatcher *VOW_NULLABLE
+vow_dispatcher_new_with_timers(void (*VOW_NONNULL submit)(void *VOW_NULLABLE ctx, vow_job VOW_NULLABLE run,
+                                                           void *VOW_NULLABLE job),
+                               vow_timer_arm VOW_NONNULL arm, vow_timer_cancel VOW_NULLABLE cancel,
+                               void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx))
+    VOW_NONNULL_ARGS(1, 2);
+
+/**
  * Hands a job back instead of running it: for a host loop that will never
  * run it (the loop shuts down, its queue is full). The callback the job
  * would have run never runs, its destroy runs exactly once, and the promise
@@ -1169,8 +1224,12 @@ vow_set_default_dispatcher(vow_dispatcher *VOW_NULLABLE d);
  * serial dispatcher waiting for work queued behind it, or for its own
  * promise) it does not hang, whatever the timeout: it returns VOW_DEADLOCK
  * at once, with *value_out NULL and *error_out set to a VOW_ERROR_DEADLOCK
- * error (+1); p stays pending. (Vow 0.1 answered VOW_PENDING here.) NULL p
- * returns VOW_STATE_INVALID. Any thread.
+ * error (+1); p stays pending. (Vow 0.1 answered VOW_PENDING here.) A wait
+ * runs no loop: a promise that needs a test loop's work or clock
+ * (vow_testing.h, "Waiting") settles only when some thread runs that loop, so
+ * on the loop's thread the wait ends with its time (VOW_PENDING), or with no
+ * limit when another thread runs the loop. NULL p returns VOW_STATE_INVALID.
+ * Any thread.
  */
 VOW_EXTERN vow_state
 vow_wait(vow_promise *VOW_NONNULL p, double timeout_seconds, vow_value *VOW_NULLABLE *VOW_NULLABLE value_out,

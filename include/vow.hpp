@@ -546,8 +546,10 @@ private:
 
 /**
  * A vow_dispatcher: the three built-in ones, the default, or a host's own
- * (adopt a handle from vow_dispatcher_new, vow_uv_dispatcher_new,
- * vow_glib_dispatcher_new). The built-in ones live as long as the process and
+ * (adopt a handle from vow_dispatcher_new, vow_dispatcher_new_with_timers,
+ * vow_uv_dispatcher_new, vow_glib_dispatcher_new: a host's loop is C
+ * callbacks with a context, which C++ passes as they are, so there is no
+ * wrapper of its own). The built-in ones live as long as the process and
  * are not reference-counted; any other is retained by each copy
  * (basic_handle). Any thread.
  */
@@ -669,7 +671,7 @@ public:
     /** Blocks until settled; the value or the error. Handles the rejection. */
     result<T> try_get() const;
 
-    /** Settles like this one, or rejects with VOW_ERROR_TIMEOUT after d (and cancels this one). */
+    /** Settles like this one, or rejects with VOW_ERROR_TIMEOUT after d (and cancels this one); d on the default dispatcher's clock, as for after(). */
     template <class Rep, class Period>
     promise timeout(std::chrono::duration<Rep, Period> d, site where = VOW_HPP_CALLER_SITE) const;
 
@@ -805,7 +807,11 @@ template <class T> promise<T> race(const std::vector<promise<T>> &ps, site where
 /** any over a vector (empty: rejects with VOW_ERROR_EMPTY). */
 template <class T> promise<T> any(const std::vector<promise<T>> &ps, site where = VOW_HPP_CALLER_SITE);
 
-/** A promise<void> fulfilled after d (vow_after: zero or negative at once; cancelling stops the timer). */
+/**
+ * A promise<void> fulfilled after d (vow_after: zero or negative at once; cancelling stops
+ * the timer), on the default dispatcher's clock: a host loop's own timers when the default
+ * was made with vow_dispatcher_new_with_timers, else the library's real clock.
+ */
 template <class Rep, class Period>
 promise<void> after(std::chrono::duration<Rep, Period> d, site where = VOW_HPP_CALLER_SITE);
 

@@ -44,13 +44,24 @@
  * that tries seeds 1, 2, ... finds code that depends on an order nobody
  * promised; printing the seed of a failing run lets it be reproduced.
  *
- * Time. vow_test_loop_now starts at 0 and moves only in
- * vow_test_loop_advance. Times follow the library's rule (vow.h): zero,
- * negative and -infinity mean now; +infinity means no limit; NaN is a
- * mistake (a misuse line) and means now.
+ * Time. The loop is a dispatcher with a clock of its own: the timers asked
+ * for where it is the default dispatcher run on it (vow.h,
+ * vow_dispatcher_new_with_timers, says which). vow_test_loop_now starts at 0
+ * and moves only in vow_test_loop_advance, and reaches any finite time (it
+ * counts nanoseconds in 128 bits: vow_after(1e10), 317 years, fires at
+ * vow_test_loop_advance(l, 1e10)). Times follow the library's rule (vow.h):
+ * zero, negative and -infinity mean now; +infinity means no limit (and only
+ * it); NaN is a mistake (a misuse line) and means now.
  *
- * Do not block (vow_wait) on a promise that needs the loop while no other
- * thread runs it: run the loop, then read the promise (vow_promise_state).
+ * Waiting. vow_wait does not run the loop: only vow_test_loop_advance and
+ * vow_test_loop_run_until_idle do. A vow_wait on a promise that needs the
+ * loop (a callback waiting in it, a timer on its clock) therefore returns
+ * VOW_PENDING when its time runs out, and with no limit (-1) waits until
+ * another thread runs the loop (any thread may advance it) or settles the
+ * promise: with none, it never returns, as a real loop's thread blocked in a
+ * wait would not. So run the loop, then read the promise
+ * (vow_promise_state). Inside one of the loop's own jobs such a wait returns
+ * VOW_DEADLOCK at once (the loop is that thread's serial dispatcher).
  *
  * Misuse lines (see vow.h, "Misuse lines"):
  *   vow: FN: expected a vow_test_loop, got a OTHER
@@ -185,8 +196,10 @@ VOW_EXTERN size_t
 vow_test_loop_dump_pending(const vow_test_loop *VOW_NONNULL l, FILE *VOW_NULLABLE out) VOW_NONNULL_ARGS(1);
 
 /**
- * Releases the loop. An installed loop is uninstalled first (from whichever
- * thread it was installed on). The jobs still waiting are dropped: their
+ * Releases the loop, at once, from any thread, also from inside one of its
+ * own jobs (the run in progress then stops after that job: nothing queued
+ * behind it runs, no timer fires). An installed loop is uninstalled first
+ * (from whichever thread it was installed on). The jobs still waiting are dropped: their
  * callbacks never run, their destroy runs, and the promises they would have
  * settled are cancelled (Swift jobs still run, on this thread: Swift requires
  * every job to run). The timers still armed never fire: the promise of a

@@ -21,7 +21,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/vow-layers.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p "$work/Sources"
-for target in VowEngine CVow CFFI; do ln -s "$root/Sources/$target" "$work/Sources/$target"; done
+for target in VowEngine VowTestLoop CVow CFFI; do ln -s "$root/Sources/$target" "$work/Sources/$target"; done
 cat > "$work/Package.swift" <<'SWIFT'
 // swift-tools-version:6.1
 import PackageDescription
@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "CVow", path: "Sources/CVow"),
         .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi"),
         .target(name: "VowEngine", swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "Vow", dependencies: ["VowEngine", "CVow", "CFFI"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "VowTestLoop", dependencies: ["VowEngine"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "Vow", dependencies: ["VowEngine", "VowTestLoop", "CVow", "CFFI"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )
 SWIFT

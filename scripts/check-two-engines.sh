@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # The wrong builds, on purpose (Tests/TwoEngines), next to a Vow installed into PREFIX by
-# `make install` (the install stage runs this):
+# `make install` (the install stage runs this), and their one-engine twins: which copies of
+# the engine count is exact (ARCHITECTURE.md, "One engine whatever the products"):
 #
 #   scripts/check-two-engines.sh PREFIX
 #
-# Each has a copy of the engine of its own (the SwiftPM product VowSwiftOnly) next to the
-# installed libvow.so: a component that a C program links (both copies load at start), and
-# a Swift program that loads libvow.so later with dlopen (its copy exports no symbol). Each
-# must get the load-time line once and have its handles refused both ways. Built in
-# .build-two-engines (ignored by git), so that the copy compiles once.
+#  1. a Swift library with a copy of its own (through VowTesting) that a C program links
+#     after libvow.so: two engines in use, told at load, handles refused both ways;
+#     linked before libvow.so: libvow.so's entry points reach the library's copy, one engine;
+#  2. a Swift program with a copy of its own (VowSwiftOnly) that loads libvow.so later with
+#     dlopen (its copy exports nothing): two engines;
+#  3. a Swift component built with swiftc on the installed Vow, loaded with dlopen into a
+#     program with a copy of its own: the program exports what libvow.so defines (the
+#     products vow and VowTesting): one engine, the component's Swift code uses the
+#     program's copy; the program exports the engine's table but none of its Swift symbols
+#     (an export list): libvow.so's entry points reach the program's copy but the
+#     component's Swift code uses libvow.so's, so libvow.so's copy counts: two engines.
+#
+# Each two-engine case must get the load-time line once and have its handles refused both
+# ways. Built in .build-two-engines (ignored by git), so that the copies compile once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -20,31 +30,42 @@ fail() { echo "two-engines: FAILED: $*"; exit 1; }
 
 dir="$work/two-engines" rc=0
 identity=$(basename "$ROOT" | tr '[:upper:]' '[:lower:]')
-mkdir -p "$dir/Sources/Twin" "$dir/Sources/TwinApp"
+mkdir -p "$dir/Sources/Twin" "$dir/Sources/TwinApp" "$dir/Sources/TwoHost" "$dir/Sources/OneHost"
 cp Tests/TwoEngines/Component.swift "$dir/Sources/Twin/"
 cp Tests/TwoEngines/App/main.swift "$dir/Sources/TwinApp/"
-cp Tests/TwoEngines/main.c "$dir/"
+cp Tests/TwoEngines/Host/main.swift "$dir/Sources/TwoHost/"
+cp Tests/TwoEngines/Host/main.swift "$dir/Sources/OneHost/"
+cp Tests/TwoEngines/main.c Tests/TwoEngines/Plugin/Plugin.swift "$dir/"
+echo '{ VowEngineEntries_*; };' >"$dir/table-only.list"
 cat >"$dir/Package.swift" <<PKG
 // swift-tools-version:6.1
 import PackageDescription
 let package = Package(
-name: "Twin",
-products: [.library(name: "Twin", type: .dynamic, targets: ["Twin"])],
-dependencies: [.package(path: "$ROOT")],
-targets: [
-    .target(name: "Twin", dependencies: [.product(name: "VowSwiftOnly", package: "$identity")]),
-    .executableTarget(name: "TwinApp", dependencies: [.product(name: "VowSwiftOnly", package: "$identity")]),
-]
+    name: "Twin",
+    products: [.library(name: "Twin", type: .dynamic, targets: ["Twin"])],
+    dependencies: [.package(path: "$ROOT")],
+    targets: [
+        .target(name: "Twin", dependencies: [.product(name: "VowTesting", package: "$identity")]),
+        .executableTarget(name: "TwinApp", dependencies: [.product(name: "VowSwiftOnly", package: "$identity")]),
+        .executableTarget(name: "TwoHost", dependencies: [.product(name: "VowSwiftOnly", package: "$identity")],
+                          linkerSettings: [.unsafeFlags(["-Xlinker", "--dynamic-list=$dir/table-only.list"])]),
+        .executableTarget(name: "OneHost", dependencies: [.product(name: "vow", package: "$identity"),
+                                                          .product(name: "VowTesting", package: "$identity")]),
+    ]
 )
 PKG
 swift build --package-path "$dir" --scratch-path "$ROOT/.build-two-engines" >"$work/twin-build.log" 2>&1 \
     || { tail -20 "$work/twin-build.log"; fail "two-engines: the component did not build"; }
 bin=$(swift build --package-path "$dir" --scratch-path "$ROOT/.build-two-engines" --show-bin-path)
+
+# 1. The library after libvow.so, then before it.
 # shellcheck disable=SC2046 # pkg-config's output is meant to be split into arguments
 (cd "$dir" && cc -std=c11 -Wall -Wextra -Werror main.c $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs vow) \
-    -L"$bin" -lTwin -Wl,-rpath,"$bin" -o two-engines) || fail "two-engines: the program did not build"
-(cd "$dir" && env -u LD_LIBRARY_PATH ./two-engines) >"$work/two-engines.out" 2>&1 || rc=$?
-
+    -L"$bin" -lTwin -Wl,-rpath,"$bin" -o two-engines \
+    && cc -std=c11 -Wall -Wextra -Werror main.c -L"$bin" -lTwin -Wl,-rpath,"$bin" \
+        $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs vow) -o one-engine) \
+    || fail "two-engines: the program did not build"
+(cd "$dir" && env -u LD_LIBRARY_PATH ./two-engines two) >"$work/two-engines.out" 2>&1 || rc=$?
 for line in \
         "vow: two copies of the Vow engine are loaded in this process" \
         "Fix the build: Swift code that shares promises with C links the one libvow.so" \
@@ -57,8 +78,15 @@ done
 [ "$(grep -c "copies of the Vow engine are loaded" "$work/two-engines.out")" -eq 1 ] \
     || { cat "$work/two-engines.out"; fail "two-engines: the load-time line must appear once"; }
 [ "$rc" -eq 0 ] || { cat "$work/two-engines.out"; fail "two-engines: exit $rc"; }
-echo "  two-engines (wrong on purpose): a component with its own copy: told at load, handles refused both ways (AnyPromise(unsafeHandle:), vow_then)"
+echo "  two-engines (wrong on purpose): a library with its own copy after libvow.so: told at load, handles refused both ways (AnyPromise(unsafeHandle:), vow_then)"
+rc=0
+(cd "$dir" && env -u LD_LIBRARY_PATH ./one-engine one) >"$work/one-engine.out" 2>&1 || rc=$?
+! grep -q "copies of the Vow engine\|another copy" "$work/one-engine.out" && [ "$rc" -eq 0 ] \
+    && grep -qF "one engine: 7 doubled by the component is 14, 21 chained in C is 21" "$work/one-engine.out" \
+    || { cat "$work/one-engine.out"; fail "two-engines: the library before libvow.so must be the one engine (exit $rc)"; }
+echo "  two-engines: the same library before libvow.so: libvow.so's entry points reach its copy, one engine ($(tail -1 "$work/one-engine.out" | sed 's/^one engine: //'))"
 
+# 2. The program that loads libvow.so with dlopen.
 rc=0
 (cd "$dir" && env -u LD_LIBRARY_PATH "$bin/TwinApp" "$prefix/lib/libvow.so") >"$work/two-engines-app.out" 2>&1 || rc=$?
 for line in \
@@ -73,3 +101,29 @@ done
     || { cat "$work/two-engines-app.out"; fail "two-engines, program: the load-time line must appear once"; }
 [ "$rc" -eq 0 ] || { cat "$work/two-engines-app.out"; fail "two-engines, program: exit $rc"; }
 echo "  two-engines (wrong on purpose): a program with its own copy that dlopens libvow.so: told when it loads, handles refused both ways"
+
+# 3. The component on the installed Vow, in a program with a copy of its own.
+# shellcheck disable=SC2046 # pkg-config's output is meant to be split into arguments
+(cd "$dir" && swiftc -emit-library -module-name Plugin $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=swiftflags vow) \
+    Plugin.swift -o libPlugin.so) >"$work/plugin-build.log" 2>&1 \
+    || { cat "$work/plugin-build.log"; fail "two-engines: the component on the installed Vow did not build"; }
+rc=0
+(cd "$dir" && env -u LD_LIBRARY_PATH "$bin/OneHost" "$dir/libPlugin.so" one) >"$work/one-host.out" 2>&1 || rc=$?
+! grep -q "copies of the Vow engine\|another copy" "$work/one-host.out" && [ "$rc" -eq 0 ] \
+    && grep -qF "one engine: the component's 21 read here is 21, 7 doubled by the component is 14" "$work/one-host.out" \
+    || { cat "$work/one-host.out"; fail "two-engines: a component on the installed Vow in a program on vow and VowTesting must use the program's engine (exit $rc)"; }
+echo "  two-engines: a component on the installed Vow loaded into a program on vow + VowTesting: one engine, the program's (handles cross both ways)"
+rc=0
+(cd "$dir" && env -u LD_LIBRARY_PATH "$bin/TwoHost" "$dir/libPlugin.so" two) >"$work/two-host.out" 2>&1 || rc=$?
+for line in \
+        "vow: two copies of the Vow engine are loaded in this process" \
+        "(whose Swift engine $dir/libPlugin.so uses)" \
+        "AnyPromise(unsafeHandle: a promise of the component): refused" \
+        "plugin_double(a promise of the program): refused" \
+        "vow: AnyPromise(unsafeHandle:): the vow_promise belongs to another copy of the Vow engine"; do
+    grep -qF -- "$line" "$work/two-host.out" || { cat "$work/two-host.out"; fail "two-engines, component: missing: $line"; }
+done
+[ "$(grep -c "copies of the Vow engine are loaded" "$work/two-host.out")" -eq 1 ] \
+    || { cat "$work/two-host.out"; fail "two-engines, component: the load-time line must appear once"; }
+[ "$rc" -eq 0 ] || { cat "$work/two-host.out"; fail "two-engines, component: exit $rc"; }
+echo "  two-engines (wrong on purpose): the component in a program that exports only the engine's table: libvow.so's copy counts (the component's Swift code uses it): told at load, handles refused both ways"

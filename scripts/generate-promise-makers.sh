@@ -120,9 +120,10 @@ EOF
                 for (i = 1; i <= count; i++) { sub(/^ +/, "", out[i]); sub(/ +$/, "", out[i]) }
                 return count
             }
-            # "public func NAME(" and the parameters, wrapped at 116 columns under the first.
+            # "func NAME(" (internal: hidden, the entry points reach it through the table
+            # of the engine) and the parameters, wrapped at 116 columns under the first.
             function signature(fname, list, count, tail,    head, indent, line, i, piece, text) {
-                head = "public func " fname "("
+                head = "func " fname "("
                 indent = sprintf("%" length(head) "s", "")
                 line = head; text = ""
                 for (i = 1; i <= count; i++) {
@@ -151,10 +152,13 @@ EOF
                 with_site[1] = "_ file: UnsafePointer<CChar>?"
                 with_site[2] = "_ line: Int32"
                 for (i = 1; i <= count; i++) with_site[i + 2] = parameters[i]
+                # The names the library gives them (vowface_X: Sources/CVow/include/vow_face.h), each
+                # one call of the Swift function NAME of the section file.
+                face = "vowface_" substr(name, 5)
                 printf "\n@c @implementation\n%s\n    %s(%sat: .cString(nil, 0))\n}\n", \
-                    signature(name, parameters, count, ") -> OpaquePointer? {"), name, arguments
+                    signature(face, parameters, count, ") -> OpaquePointer? {"), name, arguments
                 printf "\n@c @implementation\n%s\n    %s(%sat: .cString(file, Int(line)))\n}\n", \
-                    signature(name "_site", with_site, count + 2, ") -> OpaquePointer? {"), name, arguments
+                    signature(face "_site", with_site, count + 2, ") -> OpaquePointer? {"), name, arguments
             }'
     done
 }

@@ -81,7 +81,7 @@ stage_nio() {
 
 nio_checks() {
     local check start
-    for check in nio_core_resolves_nothing nio_tests_tsan nio_example; do
+    for check in nio_core_resolves_nothing nio_tests_tsan nio_example nio_one_engine; do
         start=$SECONDS
         "$check" || return 1
         echo "     ($check: $((SECONDS - start)) s)"
@@ -181,6 +181,30 @@ nio_example() {
         return 1
     fi
     echo "ok   Examples/nio builds, prints 'the answer is 42', and README.md shows it as it is"
+}
+
+# Examples/nio's OneEngine (built with NIOExample above, in the same scratch folder: one
+# build of swift-nio): a program that lists the products vow, VowNIO and VowTesting, with C
+# code sharing its promises, has one engine (ARCHITECTURE.md, "One engine whatever the
+# products"): it defines no vow_* function, nothing is said about a second copy, and its
+# checks pass (crossings both ways, one unhandled-error handler, one default dispatcher, a C
+# timer on a TestLoop's clock, a VowNIO step on a NIO loop).
+nio_one_engine() {
+    local scratch="$ROOT/.build-nio-example"
+    local bin output rc=0
+    bin=$(swift build --package-path Examples/nio --scratch-path "$scratch" --show-bin-path) || return 1
+    [ -x "$bin/OneEngine" ] || { echo "FAIL: Examples/nio did not build OneEngine"; return 1; }
+    if nm "$bin/OneEngine" | grep -E " [TtWw] vow_" >/dev/null; then
+        echo "FAIL: OneEngine defines vow_* functions of its own:"; nm "$bin/OneEngine" | grep -E " [TtWw] vow_" | head -5
+        return 1
+    fi
+    output=$(cd "$bin" && timeout 60 ./OneEngine 2>&1) || rc=$?
+    if [ "$rc" -ne 0 ] || echo "$output" | grep -q "copies of the Vow engine"; then
+        echo "FAIL: Examples/nio's OneEngine (exit $rc):"; echo "$output" | sed 's/^/    /'
+        return 1
+    fi
+    [ "$(echo "$output" | grep -c '^ok ')" -eq 6 ] || { echo "FAIL: OneEngine printed:"; echo "$output"; return 1; }
+    echo "ok   one engine with the products vow + VowNIO + VowTesting (Examples/nio OneEngine): no vow_* of its own, 6 checks"
 }
 
 stage_docs() {

@@ -2,6 +2,10 @@
    X_0_2 rows of the table VOW_PROMISE_MAKERS: each calls its NAME_site, which has the same
    parameters (a jump). The functions NAME and NAME_site are Swift, in
    Sources/Vow/C/CPromiseMakers.swift (made by scripts/generate-promise-makers.sh). */
+/* The library's own names (vow_face_names.h), hidden: only the engine's table refers to
+   them, by distance (engine_entries.c), which a preemptible symbol would not allow. */
+#define VOW_EXTERN extern __attribute__((visibility("hidden")))
+#include "vow_face_names.h"
 #include "vow.h"
 
 #if defined(__clang__)

@@ -12,7 +12,7 @@ typedef struct vow_result_thread {
     uintptr_t end;     /* the end of this thread's block of tokens */
 } vow_result_thread;
 
-static _Thread_local vow_result_thread vow_result_record;
+static _Thread_local vow_result_thread vowresult_record;
 
 /* Tokens are addresses inside this region, which nothing ever writes: 8 MiB of zeros in
    .bss (address space only; a page is mapped, as the zero page, only where something
@@ -28,19 +28,19 @@ static _Thread_local vow_result_thread vow_result_record;
 #define VOW_RESULT_TOKENS (VOW_RESULT_SPACE / 16 - 1)
 #define VOW_RESULT_BLOCK ((uintptr_t)1024)
 
-static unsigned char vow_result_space[VOW_RESULT_SPACE] __attribute__((aligned(16)));
+static unsigned char vowresult_space[VOW_RESULT_SPACE] __attribute__((aligned(16)));
 
-static _Atomic uintptr_t vow_result_next_block;
+static _Atomic uintptr_t vowresult_next_block;
 
 static __attribute__((noinline)) void
-vow_result_new_block(vow_result_thread *thread)
+vowresult_new_block(vow_result_thread *thread)
 {
-    uintptr_t block = atomic_fetch_add_explicit(&vow_result_next_block, 1, memory_order_relaxed);
+    uintptr_t block = atomic_fetch_add_explicit(&vowresult_next_block, 1, memory_order_relaxed);
     thread->next = block % (VOW_RESULT_TOKENS / VOW_RESULT_BLOCK) * VOW_RESULT_BLOCK;
     thread->end = thread->next + VOW_RESULT_BLOCK;
 }
 
-/* What vow_result_begin saved for vow_result_end: the callback that ran before (an outer
+/* What vowresult_begin saved for vowresult_end: the callback that ran before (an outer
    one, when callbacks run inline inside each other). */
 typedef struct vow_result_outer {
     uintptr_t token;
@@ -49,12 +49,12 @@ typedef struct vow_result_outer {
 
 /* Makes the callback whose outcome lives at outcome the running one; returns its token. */
 static inline vow_result *
-vow_result_begin(vow_result_thread *thread, void *outcome, vow_result_outer *outer)
+vowresult_begin(vow_result_thread *thread, void *outcome, vow_result_outer *outer)
 {
     outer->token = thread->token;
     outer->outcome = thread->outcome;
-    if (__builtin_expect(thread->next == thread->end, 0)) vow_result_new_block(thread);
-    uintptr_t token = (uintptr_t)vow_result_space + 16 * thread->next + 4;
+    if (__builtin_expect(thread->next == thread->end, 0)) vowresult_new_block(thread);
+    uintptr_t token = (uintptr_t)vowresult_space + 16 * thread->next + 4;
     thread->next += 1;
     thread->token = token;
     thread->outcome = outcome;
@@ -63,34 +63,34 @@ vow_result_begin(vow_result_thread *thread, void *outcome, vow_result_outer *out
 
 /* The callback returned: the one that ran before is the running one again. */
 static inline void
-vow_result_end(vow_result_thread *thread, const vow_result_outer *outer)
+vowresult_end(vow_result_thread *thread, const vow_result_outer *outer)
 {
     thread->token = outer->token;
     thread->outcome = outer->outcome;
 }
 
 void
-vow_result_call_value(vow_on_value fn, void *ctx, const vow_value *value, void *outcome)
+vowresult_call_value(vow_on_value fn, void *ctx, const vow_value *value, void *outcome)
 {
-    vow_result_thread *thread = &vow_result_record;
+    vow_result_thread *thread = &vowresult_record;
     vow_result_outer outer;
-    fn(ctx, value, vow_result_begin(thread, outcome, &outer));
-    vow_result_end(thread, &outer);
+    fn(ctx, value, vowresult_begin(thread, outcome, &outer));
+    vowresult_end(thread, &outer);
 }
 
 void
-vow_result_call_error(vow_on_error fn, void *ctx, const vow_error *error, void *outcome)
+vowresult_call_error(vow_on_error fn, void *ctx, const vow_error *error, void *outcome)
 {
-    vow_result_thread *thread = &vow_result_record;
+    vow_result_thread *thread = &vowresult_record;
     vow_result_outer outer;
-    fn(ctx, error, vow_result_begin(thread, outcome, &outer));
-    vow_result_end(thread, &outer);
+    fn(ctx, error, vowresult_begin(thread, outcome, &outer));
+    vowresult_end(thread, &outer);
 }
 
 void *
-vow_result_outcome(const void *out)
+vowresult_outcome(const void *out)
 {
-    const vow_result_thread *thread = &vow_result_record;
+    const vow_result_thread *thread = &vowresult_record;
     uintptr_t token = (uintptr_t)out;
     return token != 0 && token == thread->token ? thread->outcome : NULL;
 }

@@ -1,6 +1,11 @@
 /* vow_version and vow_version_number (vow.h, "Versioning"), made from the header's
    VOW_VERSION_MAJOR / _MINOR / _PATCH, the one place the version is written (the release
-   scripts read the same macros for vow.pc, the CMake package and the Debian packages). */
+   scripts read the same macros for vow.pc, the CMake package and the Debian packages).
+   Defined under the library's own names (vow_face_names.h: vowface_version, ...), hidden:
+   the public vow_version is an entry point that reaches them through the engine's table,
+   by distance, which a preemptible symbol would not allow. */
+#define VOW_EXTERN extern __attribute__((visibility("hidden")))
+#include "vow_face_names.h"
 #include "vow.h"
 
 #define VOW_STRING_(x) #x

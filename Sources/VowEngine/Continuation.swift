@@ -87,3 +87,21 @@ import Synchronization
         onDrop?()
     }
 }
+
+extension Continuation {
+    /// For a dispatcher that keeps the handlers of each promise in their order while it
+    /// reorders other work (VowTesting's seeded orders): for a link (a promise that carries
+    /// a callback), the identity of the promise it is a handler of; for other work, its
+    /// own identity.
+    package var handlerLane: UInt {
+        if let link = self as? Core {
+            let flags = link.lock()
+            // The upstream word means something else once the promise settled (its value's
+            // type): read it only while pending, which a link about to run always is.
+            let source = flags.contains(.settled) ? nil : link.upstream
+            link.unlock(flags)
+            if let source { return UInt(bitPattern: ObjectIdentifier(source)) }
+        }
+        return UInt(bitPattern: ObjectIdentifier(self))
+    }
+}

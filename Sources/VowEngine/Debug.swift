@@ -84,16 +84,23 @@ import Glibc
     /// first).
     @usableFromInline package let chainSite: String?
     /// When it was made (`DebugClock.now`, nanoseconds).
-    @usableFromInline let madeAt: UInt64
-    /// The test loop installed on the thread that made it (its census lists it), if any.
-    @usableFromInline let testLoop: ObjectIdentifier?
+    @usableFromInline package let madeAt: UInt64
+    /// The thread that made it (`DebugRecord.currentThread`), for a census of one thread's
+    /// promises.
+    @usableFromInline package let thread: UInt
 
     @usableFromInline package init(site: String, chainSite: String?, madeAt: UInt64 = DebugClock.now,
-                                   testLoop: ObjectIdentifier? = nil) {
+                                   thread: UInt = DebugRecord.currentThread) {
         self.site = site
         self.chainSite = chainSite
         self.madeAt = madeAt
-        self.testLoop = testLoop
+        self.thread = thread
+    }
+
+    /// The calling thread, as records name it (its engine state's identity: unique among
+    /// the threads alive).
+    @usableFromInline package static var currentThread: UInt {
+        UInt(bitPattern: ObjectIdentifier(ThreadState.current))
     }
 
     /// The site of the first promise of its chain (its own site if it is the first).
@@ -112,19 +119,16 @@ import Glibc
 }
 
 /// The debug-mode setting: one atomic byte, unknown until first read (then the
-/// environment decides), off or on; and a fourth state, off but recording on the threads
-/// that have a test loop installed (whose census lists their promises).
+/// environment decides), off or on. "On" while the setting is on, or while something holds
+/// recording on regardless of it (`hold()`: a test loop's census), so promises record their
+/// sites; the setting alone is what `isSet` reports.
 @usableFromInline package enum DebugMode {
     @inlinable static var unknown: UInt8 { 0 }
     @inlinable static var off: UInt8 { 1 }
     @inlinable static var on: UInt8 { 2 }
-    /// Off, but a test loop is installed on some thread: promises made on such a thread
-    /// record their sites.
-    @inlinable static var offExceptTestLoops: UInt8 { 3 }
 
-    /// True when promises made on this thread record their sites. One relaxed load and one
-    /// branch once the setting is known and no test loop is installed; the first call reads
-    /// the environment.
+    /// True when promises record their sites. One relaxed load and one branch once the
+    /// setting is known and off; the first call reads the environment.
     @inlinable @inline(__always)
     static var isOn: Bool {
         let state = debugModeState.load(ordering: .relaxed)
@@ -133,79 +137,88 @@ import Glibc
     }
 
     /// The setting itself (what `VowRuntime.debugMode` and `vow_debug_enabled` report),
-    /// whatever the test loops do.
+    /// whatever the holds do.
     package static var isSet: Bool {
-        var state = debugModeState.load(ordering: .relaxed)
-        if state == DebugMode.unknown {
-            _ = resolved(state)
-            state = debugModeState.load(ordering: .relaxed)
-        }
-        return state == DebugMode.on
+        _ = isOn
+        return transitions.withLock { setting }
     }
 
     /// Turns debug mode on or off for promises made from now on (promises made before
     /// keep their records, or stay without). Any thread.
     package static func set(_ on: Bool) {
         transitions.withLock {
-            debugModeState.store(on ? DebugMode.on : offState, ordering: .relaxed)
+            setting = on
+            settingKnown = true
+            debugModeState.store(effective, ordering: .relaxed)
         }
     }
 
-    /// A test loop was installed or uninstalled: "off" becomes "off except on test-loop
-    /// threads" while one is installed, and back.
-    static func refreshForTestLoops() {
+    /// Keeps recording on, whatever the setting, until `releaseHold()` (holds count): for
+    /// a census that must see every promise made meanwhile (VowTesting's loops list the
+    /// promises made on their thread). Any thread.
+    package static func hold() {
+        _ = isOn
         transitions.withLock {
-            let state = debugModeState.load(ordering: .relaxed)
-            if state == DebugMode.off || state == DebugMode.offExceptTestLoops {
-                debugModeState.store(offState, ordering: .relaxed)
-            }
+            holds += 1
+            debugModeState.store(effective, ordering: .relaxed)
         }
     }
 
-    /// Off, as it applies now.
-    private static var offState: UInt8 { TestLoops.anyInstalled ? DebugMode.offExceptTestLoops : DebugMode.off }
+    /// Gives back one `hold()`.
+    package static func releaseHold() {
+        transitions.withLock {
+            holds -= 1
+            debugModeState.store(effective, ordering: .relaxed)
+        }
+    }
 
-    /// Serializes the changes of the state (the first read of the environment excepted).
-    /// A bare lock, not a `Locked<Void>`: ThreadSanitizer does not see the lock order the
-    /// accesses of an empty value, and reported two threads installing test loops at once
-    /// as a race (`TestLoopTests`, "loops installed on several threads at once").
+    /// Serializes the changes of the state (the first read of the environment excepted),
+    /// and guards `setting`, `settingKnown` and `holds`. A bare lock, not a `Locked<Void>`:
+    /// ThreadSanitizer does not see the lock order the accesses of an empty value.
     private static let transitions = VowLock()
+    /// The setting (under `transitions`); known once set or read from the environment.
+    nonisolated(unsafe) private static var setting = false
+    nonisolated(unsafe) private static var settingKnown = false
+    /// How many holds are out (under `transitions`).
+    nonisolated(unsafe) private static var holds = 0
 
-    /// `state` is not "off": on, off except on test-loop threads, or unknown (then the
-    /// environment variable `VOW_DEBUG` decides, once: set and neither empty nor "0" means
-    /// on; a setting made meanwhile wins).
+    /// The state the setting and the holds make (under `transitions`).
+    private static var effective: UInt8 { setting || holds > 0 ? DebugMode.on : DebugMode.off }
+
+    /// `state` is not "off": on, or unknown (then the environment variable `VOW_DEBUG`
+    /// decides, once: set and neither empty nor "0" means on; a setting made meanwhile
+    /// wins).
     @usableFromInline @inline(never)
     static func resolved(_ current: UInt8) -> Bool {
         if current == DebugMode.on { return true }
-        if current == DebugMode.offExceptTestLoops { return TestLoops.current != nil }
         if current == DebugMode.off { return false }
-        let fromEnvironment: UInt8
+        let fromEnvironment: Bool
         if let raw = getenv("VOW_DEBUG"), raw.pointee != 0, !(raw.pointee == 0x30 && raw[1] == 0) {
-            fromEnvironment = DebugMode.on
+            fromEnvironment = true
         } else {
-            fromEnvironment = DebugMode.off
+            fromEnvironment = false
         }
-        let (exchanged, original) = debugModeState.compareExchange(expected: DebugMode.unknown,
-                                                                   desired: fromEnvironment, ordering: .relaxed)
-        let state = exchanged ? fromEnvironment : original
-        if state == DebugMode.off {
-            refreshForTestLoops()
-            return TestLoops.current != nil
+        return transitions.withLock {
+            if !settingKnown {
+                setting = fromEnvironment
+                settingKnown = true
+            }
+            let state = effective
+            debugModeState.store(state, ordering: .relaxed)
+            return state == DebugMode.on
         }
-        return resolved(state)
     }
 }
 
-/// The state behind `DebugMode`: 0 unknown, 1 off, 2 on, 3 off except on test-loop threads.
-/// A global with a constant
+/// The state behind `DebugMode`: 0 unknown, 1 off, 2 on. A global with a constant
 /// initializer, so it lives in static memory and reading it needs no lazy-initialization
 /// check (a `static let` would cost a `swift_once` call on every promise made).
 @usableFromInline let debugModeState = Atomic<UInt8>(0)
 
 /// The monotonic clock of the records.
-@usableFromInline enum DebugClock {
+@usableFromInline package enum DebugClock {
     /// Nanoseconds since an arbitrary start (CLOCK_MONOTONIC).
-    @usableFromInline static var now: UInt64 {
+    @usableFromInline package static var now: UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
@@ -248,8 +261,7 @@ extension Core {
         } else {
             text = site.text
         }
-        let record = DebugRecord(site: text, chainSite: sourceRecord?.chainStart,
-                                 testLoop: TestLoops.current.map { ObjectIdentifier($0) })
+        let record = DebugRecord(site: text, chainSite: sourceRecord?.chainStart)
         // Listed, then flagged (the flag tells `deinit` to take the entry off).
         DebugRegistry.add(self, record)
         var flags = lock()
@@ -321,14 +333,15 @@ extension Core {
         entries.withLock { $0.removeValue(forKey: ObjectIdentifier(promise)) }?.record
     }
 
-    /// Every listed promise that is still pending, oldest first; with `owner`, only those
-    /// made on the thread where that test loop was installed.
-    package static func census(owner: ObjectIdentifier? = nil) -> [PendingRecord] {
+    /// Every listed promise that is still pending, oldest first; with `including`, only
+    /// those whose record it accepts (called under the registry's lock: it must not touch
+    /// promises or the registry).
+    package static func census(including: ((DebugRecord) -> Bool)? = nil) -> [PendingRecord] {
         let now = DebugClock.now
         var upstreams: [Core] = []
         var rows: [(madeAt: UInt64, row: PendingRecord)] = []
         entries.withLock { table in
-            for entry in table.values where owner == nil || entry.record.testLoop == owner {
+            for entry in table.values where including?(entry.record) ?? true {
                 // The promise cannot be freed while it is listed and this lock is held.
                 let upstream: Core?? = entry.promise._withUnsafeGuaranteedRef { promise in
                     let flags = promise.lock()

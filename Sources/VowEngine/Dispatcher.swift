@@ -26,6 +26,25 @@ public protocol Dispatcher: AnyObject, Sendable {
     /// True when work runs one item at a time in submission order. `wait()` uses it to
     /// detect a wait that could never end. Defaults to `false`.
     var isSerial: Bool { get }
+
+    /// Arms a one-shot timer on this dispatcher's clock: Vow's timers (`after`, `timeout`,
+    /// `delay`, the pauses of `retry`, and C's `vow_after`, `vow_timeout`, `vow_delay`,
+    /// `vow_retry`) ask the dispatcher they run on (by default, the one `.default` stands
+    /// for where the call is made) for their time, in the way swift-nio's loops schedule
+    /// tasks. The default is Dispatch's real clock; a dispatcher with a clock of its own
+    /// (an event loop's timers, a test loop's virtual time) implements this.
+    ///
+    /// `seconds` is finite and not negative (0: as soon as possible). Exactly one of the
+    /// two closures runs, once, unless the timer is cancelled first (then neither starts):
+    /// `fire` when the time has come, on whatever thread the dispatcher chooses (its own
+    /// loop's, for a loop), or `dropped` if the dispatcher goes away before that and will
+    /// never fire it (a loop that closes; the promise an `after` would have fulfilled is
+    /// then cancelled). Neither may be called inside `scheduleTimer` itself, nor under a
+    /// lock the dispatcher's `dispatch` takes. The returned timer's `cancel()` stops it and
+    /// must let go of both closures at once (they may hold promises and their values).
+    /// Called from any thread, never under a library lock.
+    func scheduleTimer(after seconds: Double, fire: @escaping @Sendable () -> Void,
+                       dropped: @escaping @Sendable () -> Void) -> any DispatcherTimer
 }
 
 extension Dispatcher {
@@ -59,6 +78,12 @@ public final class DefaultDispatcher: Dispatcher {
         Dispatchers.currentDefault.dispatch(work)
     }
     public var isSerial: Bool { Dispatchers.currentDefault.isSerial }
+
+    /// The timer of the dispatcher `.default` stands for now.
+    public func scheduleTimer(after seconds: Double, fire: @escaping @Sendable () -> Void,
+                              dropped: @escaping @Sendable () -> Void) -> any DispatcherTimer {
+        Dispatchers.currentDefault.scheduleTimer(after: seconds, fire: fire, dropped: dropped)
+    }
 }
 
 /// Runs work on the thread that submits it; nested submissions on the same thread are

@@ -96,13 +96,15 @@
 //   Core.race                             race, and `any` (fulfilmentOnly)
 //   Core.limited                          bounded concurrency: inputs made lazily, at most `limit` pending
 //   Core.LimitedMode
-//   Core.after                            timers (the clock of the calling thread: real or a test loop's)
+//   Core.after                            timers, on the clock of a dispatcher (Dispatcher.scheduleTimer)
 //   Core.timeout
 //   Core.delayed
 //   Timing                                the time rule of every call that takes seconds
+//   Timing.delaySeconds
 //   Timing.delayNanoseconds
-//   TimerClock                            where a timer takes its time from
-//   TimerClock.current
+//   RealClockTimer                        Dispatch's clock: the default timers (C hosts without timers)
+//   RealClockTimer.init
+//   RealClockTimer.cancel
 //   Core.retry                            Swift's retry and C's vow_retry (Retry.swift)
 //   Core.lazy                             a promise whose producer starts when first observed
 //
@@ -130,6 +132,11 @@
 //   Dispatchers.currentDefault            what `.default` stands for on this thread, now
 //   Dispatchers.setDefault                the process-wide setting (Swift and C set it)
 //   Dispatchers.withDefault               a scope's default (task-local; VowRuntime.withDefaultDispatcher)
+//   Dispatchers.installThreadDefault      a thread's own default (VowTesting's loops, C's vow_test_loop_install)
+//   Dispatchers.threadDefault
+//   Dispatchers.hasThreadDefault
+//   Dispatchers.clock                     the dispatcher whose clock a timer reads
+//   ThreadDefault                         the token of a thread's own default (dropping it uninstalls)
 //   Dispatchers.resolve                   `.default` resolved at registration
 //   DefaultDispatcher.shared
 //   InlineDispatcher.shared
@@ -138,6 +145,7 @@
 //   ThreadState                           the per-thread state: inline queue, serial-dispatcher mark
 //   ThreadState.current
 //   ThreadState.running                   runs a body with the thread marked as running a serial dispatcher
+//   Continuation.handlerLane              the promise a link is a handler of (a seeded order keeps each one's order)
 //
 // MARK: Swift executors on Vow's dispatchers (VowExecutor.swift)
 //
@@ -161,28 +169,6 @@
 //   SwiftJobQueue.push
 //   SwiftJobQueue.run
 //   SwiftJobQueue.dropped
-//
-// MARK: Test loops and virtual time (TestLoop.swift, VirtualTime.swift)
-//
-//   TestLoopCore                          a serial dispatcher whose work runs when a test advances it
-//   TestLoopCore.init
-//   TestLoopCore.seed
-//   TestLoopCore.faceIdentity             the face object that stands for the loop
-//   TestLoopCore.submit
-//   TestLoopCore.isolationIdentity
-//   TestLoopCore.now
-//   TestLoopCore.nowInNanoseconds
-//   TestLoopCore.counts
-//   TestLoopCore.run                      runs work up to a virtual time
-//   TestLoopCore.InstallResult
-//   TestLoopCore.install                  the loop as this thread's `.default` and clock
-//   TestLoopCore.uninstall
-//   TestLoopCore.isInstalled
-//   TestLoopCore.close
-//   TestLoopCore.pendingPromises          the loop's census
-//   TestLoopCore.dispatch                 the Dispatcher and ExecutorProviding witnesses
-//   TestLoopCore.isSerial
-//   TestLoopCore.providedExecutor
 //
 // MARK: Errors and reporting
 //
@@ -218,9 +204,16 @@
 //   DebugRecord.site
 //   DebugRecord.chainSite
 //   DebugRecord.chainStart
+//   DebugRecord.madeAt                    when, and on which thread (a census of one thread's promises)
+//   DebugRecord.thread
+//   DebugRecord.currentThread
+//   DebugClock                            the records' clock
+//   DebugClock.now
 //   DebugMode                             the setting
 //   DebugMode.isSet
 //   DebugMode.set
+//   DebugMode.hold                        recording on whatever the setting (VowTesting's census)
+//   DebugMode.releaseHold
 //   Core.noteMade                         records where a promise was made (debug mode only)
 //   Core.made
 //   PendingRecord                         one line of the census

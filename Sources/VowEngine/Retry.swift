@@ -37,9 +37,9 @@ final class RetryAttempt: @unchecked Sendable {
     private var current: Core?
     private var stopped = false
     private let delay: Double
-    /// The clock of the thread that started the retry: the pauses run on it.
-    private let clock = TimerClock.current
     private let dispatcher: any Dispatcher
+    /// The clock of the pauses: the one `.default` had where the retry started.
+    private let clock: any Dispatcher
     private let make: @Sendable () throws -> Core
     private let shouldRetry: (@Sendable (any Error) -> Bool)?
 
@@ -49,6 +49,7 @@ final class RetryAttempt: @unchecked Sendable {
         self.remaining = remaining
         self.delay = delay
         self.dispatcher = Dispatchers.resolve(.default)
+        self.clock = Dispatchers.clock(of: DefaultDispatcher.shared)
         self.shouldRetry = shouldRetry
         self.make = make
     }
@@ -122,17 +123,17 @@ final class RetryAttempt: @unchecked Sendable {
     /// An attempt failed with `error`: tries again (after the delay) or rejects.
     private func failed(_ error: any Error) {
         let left = lock.withLock { remaining > 0 && !stopped }
-        let again = left && !isCancellation(error) && Timing.delayNanoseconds(delay) != nil
+        let again = left && !isCancellation(error) && Timing.delaySeconds(delay) != nil
             && (shouldRetry?(error) ?? true)
         guard again else {
             result.reject(error)
             return
         }
-        guard Timing.delayNanoseconds(delay) != 0 else {
+        guard Timing.delaySeconds(delay) != 0 else {
             next()
             return
         }
-        let wait = Core.after(seconds: delay, value: (), clock: clock)
+        let wait = Core.after(seconds: delay, value: (), on: clock)
         lock.withLock { current = wait }
         wait.attach(ClosureJob { [self] in
             if wait.isFulfilled {

@@ -169,9 +169,9 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     @usableFromInline package static let librarySerial = SerialDispatcher(label: "vow.default")
 
     private static let customDefault = Locked<(any Dispatcher)?>(nil)
-    /// Set while a default replaces the library's queue, while a test loop is installed on
-    /// some thread (it is that thread's default), or while a scope sets one
-    /// (`withDefault`): `currentDefault` then looks further.
+    /// Set while a default replaces the library's queue, while some thread has a default of
+    /// its own (`installThreadDefault`), or while a scope sets one (`withDefault`):
+    /// `currentDefault` then looks further.
     @usableFromInline static let hasCustomDefault = AtomicFlag()
 
     /// The innermost `withDefault` scope around the calling code (task-local: a scope covers
@@ -207,22 +207,67 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         return customDefaultValue ?? librarySerial
     }
 
-    /// The innermost scope's default, else the calling thread's test loop, else the
+    /// The innermost scope's default, else the calling thread's own default, else the
     /// replaced default.
     @usableFromInline
     static var customDefaultValue: (any Dispatcher)? {
         if liveScopes.load(ordering: .relaxed) != 0, let scope = scopedDefault { return scope.dispatcher }
-        if let loop = TestLoops.currentDefault { return loop }
+        if liveThreadDefaultsCount.load(ordering: .relaxed) != 0, let own = threadDefault { return own }
         return customDefault.withLock { $0 }
     }
 
-    /// Sets `hasCustomDefault` from the setting, the installed test loops and the live
-    /// scopes (one of them changed). The count is read under the setting's lock, so the
+    /// Sets `hasCustomDefault` from the setting, the threads' own defaults and the live
+    /// scopes (one of them changed). The counts are read under the setting's lock, so the
     /// last refresh to take it sees every scope made before it.
     static func refreshCustomDefaultFlag() {
         customDefault.withLock { current in
-            hasCustomDefault.set(current != nil || TestLoops.anyInstalled || liveScopes.load(ordering: .relaxed) != 0)
+            hasCustomDefault.set(current != nil || liveThreadDefaultsCount.load(ordering: .relaxed) != 0
+                                 || liveScopes.load(ordering: .relaxed) != 0)
         }
+    }
+
+    // MARK: A thread's own default
+    
+    /// The calling thread's own default dispatcher, if one is installed here.
+    @usableFromInline package static var threadDefault: (any Dispatcher)? {
+        ThreadState.withCurrent { state in
+            guard let token = state.threadDefault else {
+                state.threadDefault = nil  // a token released elsewhere: forget it now
+                return nil
+            }
+            return token.dispatcher
+        }
+    }
+
+    /// Makes `dispatcher` what `.default` stands for on the calling thread, for the
+    /// callbacks registered here (and the timers asked for here), until the returned token
+    /// is released: on any thread, the installing one forgets it at once. Between a scope's
+    /// default (`withDefault`, which wins) and the process-wide setting. nil, changing
+    /// nothing, when this thread has one already. The token does not retain `dispatcher`,
+    /// so the dispatcher may keep its token; it must release the token before it goes.
+    package static func installThreadDefault(_ dispatcher: any Dispatcher) -> ThreadDefault? {
+        ThreadState.withCurrent { state -> ThreadDefault? in
+            guard state.threadDefault == nil else { return nil }
+            let token = ThreadDefault(dispatcher)
+            state.threadDefault = token
+            return token
+        }
+    }
+
+    /// The dispatcher whose clock a timer asked for on `dispatcher` reads: for `.default`,
+    /// the calling thread's own default if it has one (an installed test loop is the
+    /// thread's clock, also inside a `withDefault` scope, which moves callbacks, not time),
+    /// else what `.default` stands for; any other dispatcher is itself.
+    @inlinable
+    package static func clock(of dispatcher: any Dispatcher) -> any Dispatcher {
+        guard ObjectIdentifier(type(of: dispatcher)) == ObjectIdentifier(DefaultDispatcher.self) else { return dispatcher }
+        if liveThreadDefaultsCount.load(ordering: .relaxed) != 0, let own = threadDefault { return own }
+        return currentDefault
+    }
+
+    /// Whether the calling thread has a default of its own.
+    package static var hasThreadDefault: Bool {
+        ThreadState.withCurrent { $0.threadDefault != nil }
     }
 
     /// Runs `body` with `.default` standing for `dispatcher` in the calling code: on this
@@ -230,7 +275,7 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
     /// for the callbacks registered there. The process-wide setting and other threads are
     /// untouched; work that runs later on a dispatcher runs outside the scope. `.default`
     /// itself, or the library's queue, stands for the library's queue, as in the setting.
-    /// Scopes nest; the innermost wins, over a test loop installed on the thread too.
+    /// Scopes nest; the innermost wins, over a thread's own default too.
     package static func withDefault<R>(_ dispatcher: any Dispatcher, _ body: () throws -> R) rethrows -> R {
         try $scopedDefault.withValue(DefaultScope(dispatcher), operation: body)
     }
@@ -250,7 +295,8 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         let previous = customDefault.withLock { current -> (any Dispatcher)? in
             let previous = current
             current = replacement
-            hasCustomDefault.set(replacement != nil || TestLoops.anyInstalled || liveScopes.load(ordering: .relaxed) != 0)
+            hasCustomDefault.set(replacement != nil || liveThreadDefaultsCount.load(ordering: .relaxed) != 0
+                                 || liveScopes.load(ordering: .relaxed) != 0)
             return previous
         }
         withExtendedLifetime(previous) {}
@@ -278,5 +324,36 @@ public final class InvalidatableQueue: Dispatcher, @unchecked Sendable {
         // An exact type check (there is one `DefaultDispatcher`), not an identity check
         // against `DefaultDispatcher.shared`, which would run its lazy initialiser's check.
         ObjectIdentifier(type(of: dispatcher)) == ObjectIdentifier(DefaultDispatcher.self) ? currentDefault : dispatcher
+    }
+}
+
+/// A thread's own default dispatcher (`Dispatchers.installThreadDefault`): the installer
+/// keeps this token; the thread holds it weakly, so releasing the token, on any thread,
+/// ends the installation there.
+package final class ThreadDefault: @unchecked Sendable {
+    // @unchecked: immutable.
+    /// What `.default` stands for on the thread. Not retained (the installer may keep the
+    /// token and be the dispatcher): the installer releases the token before the dispatcher
+    /// goes (a test loop closes, dropping its token, when its face is released).
+    unowned(unsafe) let dispatcher: any Dispatcher
+
+    init(_ dispatcher: any Dispatcher) {
+        self.dispatcher = dispatcher
+        Dispatchers.countThreadDefault(1)
+    }
+
+    deinit {
+        Dispatchers.countThreadDefault(-1)
+    }
+}
+
+/// How many `ThreadDefault` tokens exist (a global with a constant initializer): while none
+/// does, no thread has a default of its own and nothing reads the per-thread slot.
+@usableFromInline let liveThreadDefaultsCount = Atomic<Int>(0)
+
+extension Dispatchers {
+    static func countThreadDefault(_ delta: Int) {
+        liveThreadDefaultsCount.wrappingAdd(delta, ordering: .sequentiallyConsistent)
+        refreshCustomDefaultFlag()
     }
 }

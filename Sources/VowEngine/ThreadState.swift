@@ -10,8 +10,8 @@ import Glibc
 /// - the serial dispatcher whose job this thread is running (deadlock detection);
 /// - the deferred releases: handler lists of pending promises that were freed, dropped
 ///   one by one in a loop so that freeing a long pending chain never recurses;
-/// - the test loop installed on this thread, if any (see `TestLoopCore.install`), and the
-///   dispatcher `.default` stands for here while it is installed.
+/// - the dispatcher `.default` stands for on this thread, if one was installed here
+///   (`Dispatchers.installThreadDefault`: VowTesting's loops use it).
 ///
 /// Only its own thread touches a `ThreadState`.
 @usableFromInline package final class ThreadState {
@@ -24,34 +24,10 @@ import Glibc
 
     let deferredReleases = FlatRelease<HandlerList>()
 
-    /// The test loop installed on this thread (see `TestLoops.current`, which also checks
-    /// that it was not uninstalled from another thread meanwhile).
-    @exclusivity(unchecked) private(set) var testLoop: TestLoopCore?
-    /// What `.default` stands for on this thread while `testLoop` is installed: the face
-    /// the loop was installed with (VowTesting's `TestLoop`), held weakly so that releasing
-    /// the face releases the loop (its deinit closes and uninstalls it); nil: the loop.
-    @exclusivity(unchecked) private(set) weak var testLoopFace: (any Dispatcher)?
-
-    /// Installs `loop` here, with `face` as this thread's default dispatcher.
-    func setTestLoop(_ loop: TestLoopCore, default face: any Dispatcher) {
-        testLoop = loop
-        testLoopFace = face === loop ? nil : face
-    }
-
-    /// The dispatcher `.default` stands for while `testLoop` is installed.
-    var testLoopDefault: (any Dispatcher)? {
-        testLoopFace ?? testLoop
-    }
-
-    /// Forgets the installed loop; returns it, for the caller to release outside every
-    /// lock.
-    func takeTestLoop() -> TestLoopCore? {
-        defer {
-            testLoop = nil
-            testLoopFace = nil
-        }
-        return testLoop
-    }
+    /// This thread's default dispatcher (see `Dispatchers.installThreadDefault`), held
+    /// weakly: whoever installed it keeps the token, and dropping it (on any thread)
+    /// uninstalls it here too.
+    @exclusivity(unchecked) weak var threadDefault: ThreadDefault?
 
     @usableFromInline package static var current: ThreadState {
         withCurrent { $0 }

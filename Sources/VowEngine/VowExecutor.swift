@@ -14,7 +14,7 @@
 ///
 /// The library's serial queues (`SerialDispatcher`), a C host's loop (`vow_dispatcher_new`,
 /// the libuv and GLib bridges, seen from Swift with `VowRuntime.dispatcher(unsafeHandle:)`),
-/// VowNIO's `EventLoopDispatcher` and VowTesting's `TestLoop` each have one, as `executor`.
+/// VowNIO's `EventLoopDispatcher` and VowTesting's loops each have one, as `executor`.
 /// A Swift job enqueued here runs where the dispatcher runs its callbacks, one at a time, in
 /// order with them: on the loop's thread, for a host loop.
 ///
@@ -187,7 +187,7 @@ extension Dispatcher {
     /// This dispatcher as a Swift executor, when it is one of Vow's dispatchers that run one
     /// job at a time (a `SerialDispatcher`, a C host's loop made with `vow_dispatcher_new`,
     /// the libuv and GLib bridges, VowNIO's `EventLoopDispatcher`, VowTesting's
-    /// `TestLoop`); nil for others (a `DispatchQueue`, the background pool, inline, your
+    /// test loops); nil for others (a `DispatchQueue`, the background pool, inline, your
     /// own). `.default` answers for the current default. Each dispatcher has one executor:
     /// every call returns the same object.
     public var executor: VowExecutor? {

@@ -50,7 +50,7 @@ public final class EventLoopDispatcher: Dispatcher, ContinuationSink, ExecutorPr
     /// (the remaining callbacks continue, in order, in a new loop task).
     public static let maximumJobsPerLoopTask = 1024
 
-    private let queue: LoopQueue
+    let queue: LoopQueue
 
     /// The dispatcher as a Swift executor: actors and tasks whose executor it is run their
     /// jobs on the loop's thread, in order with the callbacks (see `VowExecutor`, and

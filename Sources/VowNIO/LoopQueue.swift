@@ -83,6 +83,10 @@ final class LoopQueue: @unchecked Sendable {
         state = NIOLockedValueBox(State())
     }
 
+    /// False once the loop said it is shutting down: calling into it then is an error NIO
+    /// reports (its timers, say).
+    var isAcceptingWork: Bool { isOpen.load(ordering: .relaxed) }
+
     /// Registers the shutdown watch with the loop (once, by the dispatcher's init).
     func watchForShutdown() {
         let watch = try? loop.scheduleCallback(at: .distantFuture, handler: ShutdownWatch(self))

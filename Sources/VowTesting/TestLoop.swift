@@ -1,5 +1,6 @@
 import Vow
 import VowEngine
+import VowTestLoop
 
 /// A serial dispatcher and a clock in one, for tests: virtual time, and work that runs only
 /// when the test says so.
@@ -53,6 +54,8 @@ import VowEngine
 public final class TestLoop: Dispatcher, ContinuationSink, ExecutorProviding, CustomStringConvertible, @unchecked Sendable {
     // @unchecked: immutable; the core guards its own state.
     let core: TestLoopCore
+    /// The loop's Swift executor (it keeps the core; this keeps both).
+    private let loopExecutor: HostedExecutor
 
     /// A loop that runs ready work in submission order.
     public convenience init() {
@@ -63,6 +66,7 @@ public final class TestLoop: Dispatcher, ContinuationSink, ExecutorProviding, Cu
     /// submission order, like `init()`).
     public init(seed: UInt64) {
         core = TestLoopCore(seed: seed)
+        loopExecutor = HostedExecutor(host: core)
         core.faceIdentity = ObjectIdentifier(self)
     }
 
@@ -80,7 +84,15 @@ public final class TestLoop: Dispatcher, ContinuationSink, ExecutorProviding, Cu
 
     /// Queues `work`; it runs when the test runs the loop. Any thread.
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
-        core.dispatch(work)
+        core.submit(ClosureJob(work))
+    }
+
+    /// The loop's timers run on its virtual clock: `fire` runs when `advance` moves the
+    /// clock to the timer's deadline, on the thread that advances it; a loop released first
+    /// runs `dropped` instead.
+    public func scheduleTimer(after seconds: Double, fire: @escaping @Sendable () -> Void,
+                              dropped: @escaping @Sendable () -> Void) -> any DispatcherTimer {
+        core.makeTimer(seconds: seconds, fire: fire, dropped: dropped)
     }
 
     /// `true`: work runs one item at a time.
@@ -92,16 +104,17 @@ public final class TestLoop: Dispatcher, ContinuationSink, ExecutorProviding, Cu
         core.submit(continuation)
     }
 
-    package var providedExecutor: VowExecutor { core }
+    package var providedExecutor: VowExecutor { loopExecutor }
 
     /// The loop as a Swift executor: actors whose executor it is, and tasks that prefer
     /// it, run their jobs when the test runs the loop, on the test's thread.
-    public var executor: VowExecutor { core }
+    public var executor: VowExecutor { loopExecutor }
 
     // MARK: Time
 
-    /// Virtual seconds since the loop was made. Moves only in `advance`.
-    public var now: Double { core.now }
+    /// Virtual seconds since the loop was made. Moves only in `advance`; it reaches any
+    /// finite time.
+    public var now: Double { core.now.seconds }
 
     /// Moves the clock forward by `seconds`, running in order the ready work and the timers
     /// that fall due (each timer followed by the work it made ready), and returns how many
@@ -116,11 +129,8 @@ public final class TestLoop: Dispatcher, ContinuationSink, ExecutorProviding, Cu
     /// runs nothing and returns 0.
     @discardableResult
     public func advance(by seconds: Double) -> Int {
-        guard !seconds.isNaN, seconds != .infinity else {
-            return core.run(until: seconds.isNaN ? core.nowInNanoseconds : nil) ?? 0
-        }
-        let target = core.nowInNanoseconds.addingReportingOverflow(Timing.delayNanoseconds(seconds) ?? Int.max)
-        return core.run(until: target.overflow ? Int.max : target.partialValue) ?? 0
+        guard let delay = Timing.delaySeconds(seconds) else { return core.run(until: nil) ?? 0 }
+        return core.run(until: core.now.advanced(bySeconds: delay)) ?? 0
     }
 
     /// `advance(by:)` with a `Duration`.
@@ -135,15 +145,14 @@ public final class TestLoop: Dispatcher, ContinuationSink, ExecutorProviding, Cu
     @discardableResult
     public func advance(to seconds: Double) -> Int {
         guard !seconds.isNaN, seconds != .infinity else { return advance(by: seconds) }
-        let target = Timing.delayNanoseconds(seconds) ?? Int.max
-        return core.run(until: max(target, 0)) ?? 0
+        return core.run(until: max(VirtualInstant.at(seconds: Timing.delaySeconds(seconds) ?? 0), core.now)) ?? 0
     }
 
     /// Runs the ready work, and the timers due now, until none is left (work they make
     /// ready included); the clock does not move. Returns how many jobs and timers ran.
     @discardableResult
     public func runUntilIdle() -> Int {
-        core.run(until: core.nowInNanoseconds) ?? 0
+        core.run(until: core.now) ?? 0
     }
 
     /// Work waiting to run.

@@ -194,7 +194,9 @@ done
 
 # --- the suppression file hides the runtime, not a leak ---------------------------
 # Under valgrind: a program that leaks one promise (Tests/C/valgrind/leaks_a_promise.c)
-# must fail with the same flags, its loss record naming the call that made the promise.
+# must fail with the same flags, its loss record naming the call that made the promise
+# (vow_promise_fulfilled, which the record shows by the library's own name,
+# vowface_promise_fulfilled: the entry point is an indirect function resolved to it).
 if [[ "$mode" == valgrind ]] && { [[ -z "${C_TESTS:-}" ]] || [[ " $C_TESTS " == *" leaks_a_promise "* ]]; }; then
     name=leaks_a_promise
     log="$out/$name.log"
@@ -206,7 +208,7 @@ if [[ "$mode" == valgrind ]] && { [[ -z "${C_TESTS:-}" ]] || [[ " $C_TESTS " == 
         timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$out/$name" > "$log" 2>&1
         rc=$?
         if [[ "$rc" -eq 99 ]] && grep -q "definitely lost in loss record" "$log" \
-                && grep -A12 "definitely lost in loss record" "$log" | grep -q "vow_promise_fulfilled"; then
+                && grep -A12 "definitely lost in loss record" "$log" | grep -qE "vow(face)?_promise_fulfilled"; then
             echo "ok   $name (valgrind fails it: the leaked promise is reported, the suppressions hide only the runtime)"
             passed=$((passed + 1))
         else

@@ -1,5 +1,5 @@
 // Component.swift: a Swift component built the wrong way on purpose, with a copy of the
-// engine of its own (the SwiftPM product VowSwiftOnly), for a C program that links the
+// engine of its own (through the SwiftPM product VowTesting), for a C program that links the
 // installed libvow.so. scripts/check-two-engines.sh builds it and checks that the process is
 // told at once (one line when the second copy loads) and that each copy refuses the
 // other's handles (NULL or nil plus a misuse line), never misreading them.

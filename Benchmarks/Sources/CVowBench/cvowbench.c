@@ -6,6 +6,14 @@
  * and the C rows print "no C API" instead of the build failing.
  */
 #include "cvowbench.h"
+/* The C face by the library's own names (vowface_X), called directly: this program links
+   the engine statically (VowSwiftOnly), as every measured copy of Vow did, so the C rows
+   measure the C face as before the entry points existed (ARCHITECTURE.md, "One engine
+   whatever the products"; a C program through libvow.so reaches the same functions through
+   its PLT, the entry points being indirect functions). Older copies have no such names. */
+#if __has_include("vow_face_names.h")
+#  include "vow_face_names.h"
+#endif
 #include "vow.h"
 
 #include <malloc.h>

@@ -27,11 +27,11 @@ typedef enum vow_counted_kind {
 /* Adds a reference to the object behind handle, a handle of kind, and returns handle;
    NULL or a wrong handle: NULL. Any thread. */
 __attribute__((visibility("hidden")))
-void *vow_counted_retain(void *handle, vow_counted_kind kind);
+void *vowface_counted_retain(void *handle, vow_counted_kind kind);
 
 /* Drops a reference to the object behind handle, a handle of kind (the last one frees
    it, on this thread); NULL or a wrong handle: nothing. Any thread. */
 __attribute__((visibility("hidden")))
-void vow_counted_release(void *handle, vow_counted_kind kind);
+void vowface_counted_release(void *handle, vow_counted_kind kind);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * vow_result_tokens.h: which vow_result * belongs to the callback running on this thread.
  * Internal to Vow, not part of vow.h (it is in the CVow module for the C face; C programs
- * never include it).
+ * never include it). Its functions are named vowresult_*, not vow_*: the names vow_* are
+ * the headers' (a program that links the engine statically defines none of them).
  *
  * A C callback's `vow_result *out` is not the address of its outcome but a token that
  * names one call of one callback: an address inside a region of the library that nothing
@@ -14,8 +15,8 @@
  * callback, or used from another thread while its callback runs finds no outcome, and the
  * check reads nothing but the calling thread's own record (never a dead stack frame).
  *
- * The callback is called from here (vow_result_call_value, _error), so that starting and
- * ending it costs one thread-local access, and so does each check (vow_result_outcome,
+ * The callback is called from here (vowresult_call_value, _error), so that starting and
+ * ending it costs one thread-local access, and so does each check (vowresult_outcome,
  * from the vow_result_* entry points in Sources/Vow/C/CChaining.swift): no pthread key,
  * no call into the Swift runtime. (The default, dynamic, thread-local model: libvow.so
  * may be loaded with dlopen, where the initial-exec model can fail to load.)
@@ -30,15 +31,15 @@
    one, when callbacks run inline inside each other) is the running one again once fn
    returned. */
 __attribute__((visibility("hidden")))
-void vow_result_call_value(vow_on_value fn, void *ctx, const vow_value *value, void *outcome);
+void vowresult_call_value(vow_on_value fn, void *ctx, const vow_value *value, void *outcome);
 
 /* The same for an error callback. */
 __attribute__((visibility("hidden")))
-void vow_result_call_error(vow_on_error fn, void *ctx, const vow_error *error, void *outcome);
+void vowresult_call_error(vow_on_error fn, void *ctx, const vow_error *error, void *outcome);
 
 /* The outcome of the callback running innermost on this thread if out is its token;
    NULL otherwise (and for NULL). */
 __attribute__((visibility("hidden")))
-void *vow_result_outcome(const void *out);
+void *vowresult_outcome(const void *out);
 
 #endif

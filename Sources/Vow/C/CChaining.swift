@@ -10,7 +10,7 @@ import CVow
 // `VOW_PROMISE_MAKERS` into CPromiseMakers.swift.
 
 @c @implementation
-public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
+func vowface_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
     guard let slot = VowResultSlot.from(out, in: "vow_result_return") else { return }
     guard let v else {
         slot.pointee = .returned(VowValue.sharedNull)
@@ -22,14 +22,14 @@ public func vow_result_return(_ out: OpaquePointer?, _ v: OpaquePointer?) {
 }
 
 @c @implementation
-public func vow_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
+func vowface_result_throw(_ out: OpaquePointer?, _ e: OpaquePointer?) {
     guard let slot = VowResultSlot.from(out, in: "vow_result_throw"),
           let error = handle(e, as: VowErrorBox.self, in: "vow_result_throw") else { return }
     slot.pointee = .threw(error)
 }
 
 @c @implementation
-public func vow_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
+func vowface_result_adopt(_ out: OpaquePointer?, _ p: OpaquePointer?) {
     // The caller's reference to p is ours from here on, whatever happens.
     guard let p else {
         guard let slot = VowResultSlot.from(out, in: "vow_result_adopt") else { return }
@@ -182,7 +182,7 @@ private func chainFinally(_ source: Core, on dispatcher: any Dispatcher, _ fn: C
 // MARK: Watching and walking a chain
 
 @c @implementation
-public func vow_observe_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
+func vowface_observe_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
                            _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                            _ ctx: UnsafeMutableRawPointer?,
                            _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
@@ -203,7 +203,7 @@ public func vow_observe_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
 }
 
 @c @implementation
-public func vow_consume(_ prev: OpaquePointer?, _ next: OpaquePointer?) -> OpaquePointer? {
+func vowface_consume(_ prev: OpaquePointer?, _ next: OpaquePointer?) -> OpaquePointer? {
     // next is checked first, so that its misuse line comes before anything prev's release
     // may report (an unhandled rejection).
     let checked = next == nil || unmanagedHandle(next, .promise, as: Core.self, in: "vow_consume") != nil

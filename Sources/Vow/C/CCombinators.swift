@@ -86,14 +86,14 @@ func vow_any(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int, at site: Site) -> O
 
 @inline(__always)
 func vow_after(_ seconds: Double, at site: Site) -> OpaquePointer? {
-    Core.after(seconds: cSeconds(seconds, in: "vow_after"), value: VowValue.sharedNull)
+    Core.after(seconds: cSeconds(seconds, in: "vow_after"), value: VowValue.sharedNull, on: DefaultDispatcher.shared)
         .made(at: site).retainedHandle
 }
 
 @inline(__always)
 func vow_timeout(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_timeout") else { return nil }
-    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout"), at: site)
+    return core.timeout(seconds: cSeconds(seconds, in: "vow_timeout"), on: DefaultDispatcher.shared, at: site)
         .retainedHandle
 }
 

@@ -6,14 +6,14 @@ import CVow
 // tag its objects carry (see vow_counted_handles.h).
 
 @c @implementation
-func vow_counted_retain(_ handle: UnsafeMutableRawPointer?, _ kind: vow_counted_kind) -> UnsafeMutableRawPointer? {
+func vowface_counted_retain(_ handle: UnsafeMutableRawPointer?, _ kind: vow_counted_kind) -> UnsafeMutableRawPointer? {
     guard let object = countedObject(handle, kind, retaining: true) else { return nil }
     _ = object.retain()
     return handle
 }
 
 @c @implementation
-func vow_counted_release(_ handle: UnsafeMutableRawPointer?, _ kind: vow_counted_kind) {
+func vowface_counted_release(_ handle: UnsafeMutableRawPointer?, _ kind: vow_counted_kind) {
     countedObject(handle, kind, retaining: false)?.release()
 }
 
@@ -31,7 +31,7 @@ private func countedObject(_ handle: UnsafeMutableRawPointer?, _ kind: vow_count
         countedMisuse(found: found, kind, retaining: retaining)
         return nil
     }
-    guard _fastPath(!vow_engine_other_copies())
+    guard _fastPath(!vowengine_other_copies())
             || countedIsThisEnginesObject(handle, kind, retaining: retaining) else { return nil }
     return Unmanaged<AnyObject>.fromOpaque(handle)
 }

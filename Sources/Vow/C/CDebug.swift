@@ -10,17 +10,17 @@ import Glibc
 // Vow 0.2's deprecated `_at` names by the preprocessor (Sources/CVow/promise_makers.c).
 
 @c @implementation
-public func vow_debug_set(_ on: Bool) {
+func vowface_debug_set(_ on: Bool) {
     DebugMode.set(on)
 }
 
 @c @implementation
-public func vow_debug_enabled() -> Bool {
+func vowface_debug_enabled() -> Bool {
     DebugMode.isSet
 }
 
 @c @implementation
-public func vow_debug_dump_pending(_ out: UnsafeMutablePointer<FILE>?) -> Int {
+func vowface_debug_dump_pending(_ out: UnsafeMutablePointer<FILE>?) -> Int {
     guard let out else { return 0 }
     return writeCensus(DebugRegistry.census(), to: out)
 }
@@ -34,12 +34,12 @@ func writeCensus(_ pending: [PendingRecord], to out: UnsafeMutablePointer<FILE>)
 }
 
 @c @implementation
-public func vow_unhandled_site() -> UnsafePointer<CChar>? {
+func vowface_unhandled_site() -> UnsafePointer<CChar>? {
     CUnhandledSites.current?.site
 }
 
 @c @implementation
-public func vow_unhandled_chain_site() -> UnsafePointer<CChar>? {
+func vowface_unhandled_chain_site() -> UnsafePointer<CChar>? {
     CUnhandledSites.current?.chain
 }
 

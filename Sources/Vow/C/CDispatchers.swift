@@ -1,4 +1,5 @@
 import CVow
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -29,15 +30,23 @@ final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, Executor
     // @unchecked: immutable but for `lazyExecutor` (atomic); the host vouches that `submit`
     // may be called from any thread with `ctx` (header, vow_dispatcher_new).
     typealias Submit = @convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void
+    typealias Arm = @convention(c) (UnsafeMutableRawPointer?, Double, vow_job?, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
+    typealias CancelTimer = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
     private let submitToHost: Submit
     private let ctx: UnsafeMutableRawPointer?
+    /// The host's timers (`vow_dispatcher_new_with_timers`); nil: Dispatch's real clock.
+    private let arm: Arm?
+    private let cancelTimer: CancelTimer?
     /// The host's loop: its submit, ctx and destroy, shared with the executor.
     let loop: HostLoop
     private let lazyExecutor = AtomicLazyReference<HostedExecutor>()
 
-    init(submit: @escaping Submit, ctx: UnsafeMutableRawPointer?, destroy: CDestroy?) {
+    init(submit: @escaping Submit, arm: Arm? = nil, cancel: CancelTimer? = nil,
+         ctx: UnsafeMutableRawPointer?, destroy: CDestroy?) {
         submitToHost = submit
+        self.arm = arm
+        cancelTimer = cancel
         self.ctx = ctx
         loop = HostLoop(submit: submit, ctx: ctx, destroy: destroy)
         super.init(tag: .dispatcher)
@@ -60,6 +69,116 @@ final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, Executor
     func submit(_ continuation: Continuation) {
         let job = HostJob(continuation, keeping: self, identity: ObjectIdentifier(self))
         submitToHost(ctx, runHostJob, UnsafeMutableRawPointer(job.retainedHandle))
+    }
+
+    /// The host's timer when it has timers (`HostTimer`), else Dispatch's real clock.
+    func scheduleTimer(after seconds: Double, fire: @escaping @Sendable () -> Void,
+                       dropped: @escaping @Sendable () -> Void) -> any DispatcherTimer {
+        guard let arm else { return RealClockTimer(seconds: seconds, fire) }
+        let timer = HostTimer(fire: fire, dropped: dropped)
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(min(seconds * 1e9, Double(UInt64.max / 2)))
+        // Armed on the loop's thread: the host calls its loop's timer functions there.
+        submit(ClosureJob({ [self] in
+            guard timer.startArming() else { return }  // cancelled before it was armed
+            let now = DispatchTime.now().uptimeNanoseconds
+            let remaining = deadline > now ? Double(deadline - now) / 1e9 : 0
+            let job = HostJob(ClosureJob({ timer.fired() }, onDrop: { timer.hostDropped() }),
+                              keeping: self, identity: ObjectIdentifier(self))
+            timer.hostTimer = arm(ctx, remaining, runHostJob, UnsafeMutableRawPointer(job.retainedHandle))
+        }, onDrop: { timer.hostDropped() }))
+        timer.setOnCancel { [self] in
+            // Stopped on the loop's thread too, if the host can stop timers and still holds it.
+            guard let cancelTimer else { return }
+            submit(ClosureJob({ [self] in
+                if timer.stillHeldByHost { cancelTimer(ctx, timer.hostTimer) }
+            }))
+        }
+        return timer
+    }
+}
+
+/// A timer of a host loop (`vow_dispatcher_new_with_timers`): armed by a job on the loop's
+/// thread, fired or dropped by the host through an ordinary `HostJob` (`run(timer)`,
+/// `vow_job_drop(timer)`), cancelled by the engine from any thread.
+///
+/// State (one atomic byte): waiting (its arm job is queued), armed (the host holds it),
+/// finished (fired or dropped: the host let go of it), cancelled (the engine no longer
+/// needs it; the host may still hold it until it drops it). `fire` and `dropped` are taken
+/// once, by whichever of fire, drop and cancel comes first; `hostTimer` is written and read
+/// on the loop's thread only.
+final class HostTimer: DispatcherTimer, @unchecked Sendable {
+    // @unchecked: the closures are guarded by their lock; `state` is atomic; `hostTimer` is
+    // confined to the loop's thread.
+    private static let waiting: UInt8 = 0, armed: UInt8 = 1, finished: UInt8 = 2, cancelled: UInt8 = 3
+    private let state = Atomic<UInt8>(0)
+    /// `fire`, `dropped`, and what `cancel` does for a timer the host holds (it captures
+    /// this timer: taking it ends the cycle).
+    private let closures = Locked<Closures>(Closures())
+    @exclusivity(unchecked) var hostTimer: UnsafeMutableRawPointer?
+
+    struct Closures {
+        var fire: (@Sendable () -> Void)?
+        var dropped: (@Sendable () -> Void)?
+        var onCancel: (@Sendable () -> Void)?
+    }
+
+    init(fire: @escaping @Sendable () -> Void, dropped: @escaping @Sendable () -> Void) {
+        closures.withLock {
+            $0.fire = fire
+            $0.dropped = dropped
+        }
+    }
+
+    /// Sets what `cancel` does once the host holds the timer (before the timer is shared).
+    func setOnCancel(_ body: @escaping @Sendable () -> Void) {
+        closures.withLock { $0.onCancel = body }
+    }
+
+    /// The arm job runs: true (now armed) unless cancelled meanwhile.
+    func startArming() -> Bool {
+        state.compareExchange(expected: HostTimer.waiting, desired: HostTimer.armed, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// The host holds the timer and the engine cancelled it (read by the cancel job).
+    var stillHeldByHost: Bool { state.load(ordering: .acquiring) == HostTimer.cancelled && hostTimer != nil }
+
+    /// The host ran the timer.
+    func fired() {
+        guard state.compareExchange(expected: HostTimer.armed, desired: HostTimer.finished,
+                                    ordering: .acquiringAndReleasing).exchanged else {
+            state.store(HostTimer.finished, ordering: .releasing)  // cancelled: nothing to run
+            return
+        }
+        let taken = take()
+        withExtendedLifetime((taken.dropped, taken.onCancel)) {}
+        taken.fire?()
+    }
+
+    /// The host dropped the timer (or its arm job): the dispatcher went away first.
+    func hostDropped() {
+        let was = state.exchange(HostTimer.finished, ordering: .acquiringAndReleasing)
+        guard was == HostTimer.armed || was == HostTimer.waiting else { return }
+        let taken = take()
+        withExtendedLifetime((taken.fire, taken.onCancel)) {}
+        taken.dropped?()
+    }
+
+    func cancel() {
+        let was = state.exchange(HostTimer.cancelled, ordering: .acquiringAndReleasing)
+        if was == HostTimer.finished {
+            state.store(HostTimer.finished, ordering: .releasing)
+            return
+        }
+        let taken = take()
+        withExtendedLifetime((taken.fire, taken.dropped)) {}
+        if was == HostTimer.armed { taken.onCancel?() }
+    }
+
+    private func take() -> Closures {
+        closures.withLock { held in
+            defer { held = Closures() }
+            return held
+        }
     }
 }
 
@@ -103,7 +222,7 @@ let runHostJob: vow_job = { raw in
 }
 
 @c @implementation
-public func vow_job_drop(_ job: UnsafeMutableRawPointer?) {
+func vowface_job_drop(_ job: UnsafeMutableRawPointer?) {
     guard let job else { return }
     if isSwiftJob(job) {
         dropSwiftJob(job)
@@ -166,6 +285,17 @@ final class DispatcherHandle: HandleObject, @unchecked Sendable {
             return previous
         }
         withExtendedLifetime(replaced) {}
+    }
+
+    /// Forgets the handle made for `dispatcher` as a default (a test loop being released: the
+    /// handle must not keep the loop's dispatcher for the rest of the process).
+    static func forgetDefaultHandle(of dispatcher: any Dispatcher) {
+        let forgotten = currentDefaultHandle.withLock { cached -> DispatcherHandle? in
+            guard let handle = cached, handle.dispatcher === dispatcher else { return nil }
+            cached = nil
+            return handle
+        }
+        withExtendedLifetime(forgotten) {}
     }
 
     static func builtInHandle(for dispatcher: any Dispatcher) -> DispatcherHandle? {
@@ -262,7 +392,7 @@ extension VowRuntime {
 // MARK: Entry points
 
 @c @implementation
-public func vow_dispatcher_new(_ submit: (@convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void)?,
+func vowface_dispatcher_new(_ submit: (@convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void)?,
                                _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     guard let submit else {
         destroy?(ctx)
@@ -272,24 +402,37 @@ public func vow_dispatcher_new(_ submit: (@convention(c) (UnsafeMutableRawPointe
 }
 
 @c @implementation
-public func vow_dispatcher_default() -> OpaquePointer? {
+func vowface_dispatcher_new_with_timers(
+    _ submit: (@convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void)?,
+    _ arm: vow_timer_arm?, _ cancel: vow_timer_cancel?,
+    _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+) -> OpaquePointer? {
+    guard let submit, let arm else {
+        destroy?(ctx)
+        return nil
+    }
+    return HostDispatcher(submit: submit, arm: arm, cancel: cancel, ctx: ctx, destroy: destroy).retainedHandle
+}
+
+@c @implementation
+func vowface_dispatcher_default() -> OpaquePointer? {
     let current = DispatcherHandle.forCurrentDefault()
     DefaultHold.replace(with: current)
     return current.borrowedHandle
 }
 
 @c @implementation
-public func vow_dispatcher_background() -> OpaquePointer? {
+func vowface_dispatcher_background() -> OpaquePointer? {
     DispatcherHandle.background.borrowedHandle
 }
 
 @c @implementation
-public func vow_dispatcher_inline() -> OpaquePointer? {
+func vowface_dispatcher_inline() -> OpaquePointer? {
     DispatcherHandle.inline.borrowedHandle
 }
 
 @c @implementation
-public func vow_dispatcher_retain(_ d: OpaquePointer?) -> OpaquePointer? {
+func vowface_dispatcher_retain(_ d: OpaquePointer?) -> OpaquePointer? {
     switch dispatcherObject(d, in: "vow_dispatcher_retain") {
     case .host(let host)?: _ = Unmanaged.passUnretained(host).retain()
     case .swift(let wrapper)?: if !wrapper.isBuiltIn { _ = Unmanaged.passUnretained(wrapper).retain() }
@@ -299,7 +442,7 @@ public func vow_dispatcher_retain(_ d: OpaquePointer?) -> OpaquePointer? {
 }
 
 @c @implementation
-public func vow_dispatcher_release(_ d: OpaquePointer?) {
+func vowface_dispatcher_release(_ d: OpaquePointer?) {
     switch dispatcherObject(d, in: "vow_dispatcher_release") {
     case .host(let host)?: Unmanaged.passUnretained(host).release()
     case .swift(let wrapper)?: if !wrapper.isBuiltIn { Unmanaged.passUnretained(wrapper).release() }
@@ -308,7 +451,7 @@ public func vow_dispatcher_release(_ d: OpaquePointer?) {
 }
 
 @c @implementation
-public func vow_set_default_dispatcher(_ d: OpaquePointer?) {
+func vowface_set_default_dispatcher(_ d: OpaquePointer?) {
     // This thread no longer uses what vow_dispatcher_default handed it (dropped after the
     // switch, so a host dispatcher's destroy can run once nothing else holds it).
     defer { DefaultHold.replace(with: nil) }

@@ -3,7 +3,7 @@ import CVow
 // Errors (vow.h, "Errors"). A `vow_error *` is a `VowErrorBox`.
 
 @c @implementation
-public func vow_error_new(_ domain: UnsafePointer<CChar>?, _ code: Int64,
+func vowface_error_new(_ domain: UnsafePointer<CChar>?, _ code: Int64,
                           _ message: UnsafePointer<CChar>?) -> OpaquePointer? {
     guard let domain else { return nil }
     return VowErrorBox(domain: String(cString: domain), code: code,
@@ -11,7 +11,7 @@ public func vow_error_new(_ domain: UnsafePointer<CChar>?, _ code: Int64,
 }
 
 @c @implementation
-public func vow_error_with_payload(_ domain: UnsafePointer<CChar>?, _ code: Int64,
+func vowface_error_with_payload(_ domain: UnsafePointer<CChar>?, _ code: Int64,
                                    _ message: UnsafePointer<CChar>?, _ payload: OpaquePointer?) -> OpaquePointer? {
     guard let domain else { return nil }
     let value = payload == nil ? nil : handle(payload, as: VowValue.self, in: "vow_error_with_payload")
@@ -21,37 +21,37 @@ public func vow_error_with_payload(_ domain: UnsafePointer<CChar>?, _ code: Int6
 }
 
 @c @implementation
-public func vow_error_cancelled() -> OpaquePointer? {
+func vowface_error_cancelled() -> OpaquePointer? {
     VowErrorBox.boxing(VowError.cancelledError).retainedHandle
 }
 
 @c @implementation
-public func vow_error_domain(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
+func vowface_error_domain(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
     handle(e, as: VowErrorBox.self, in: "vow_error_domain")?.domainPointer
 }
 
 @c @implementation
-public func vow_error_code(_ e: OpaquePointer?) -> Int64 {
+func vowface_error_code(_ e: OpaquePointer?) -> Int64 {
     handle(e, as: VowErrorBox.self, in: "vow_error_code")?.code ?? 0
 }
 
 @c @implementation
-public func vow_error_message(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
+func vowface_error_message(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
     handle(e, as: VowErrorBox.self, in: "vow_error_message")?.messagePointer
 }
 
 @c @implementation
-public func vow_error_payload(_ e: OpaquePointer?) -> OpaquePointer? {
+func vowface_error_payload(_ e: OpaquePointer?) -> OpaquePointer? {
     handle(e, as: VowErrorBox.self, in: "vow_error_payload")?.payload?.borrowedHandle
 }
 
 @c @implementation
-public func vow_error_is_cancelled(_ e: OpaquePointer?) -> Bool {
+func vowface_error_is_cancelled(_ e: OpaquePointer?) -> Bool {
     handle(e, as: VowErrorBox.self, in: "vow_error_is_cancelled")?.isCancelled ?? false
 }
 
 @c @implementation
-public func vow_register_cancellation(_ domain: UnsafePointer<CChar>?, _ code: Int64) -> Int32 {
+func vowface_register_cancellation(_ domain: UnsafePointer<CChar>?, _ code: Int64) -> Int32 {
     guard let domain else { return VOW_EINVAL.rawValue }
     VowError.registerCancellation(domain: String(cString: domain), code: code)
     return VOW_OK.rawValue

@@ -42,7 +42,7 @@ private func cPromiseLazy(_ d: CDispatcherArgument, _ body: vow_lazy_body?, _ ct
 @inline(__always)
 func vow_delay(_ p: OpaquePointer?, _ seconds: Double, at site: Site) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_delay") else { return nil }
-    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay"), at: site).retainedHandle
+    return core.delayed(seconds: cSeconds(seconds, in: "vow_delay"), on: DefaultDispatcher.shared, at: site).retainedHandle
 }
 
 @inline(__always)

@@ -101,7 +101,7 @@ struct CFinallyBody: LinkBody, @unchecked Sendable {
 /// `out` is not an address but a token that names one call of one callback; the thread
 /// running the callback knows which token is its innermost callback's and where that
 /// call's outcome lives (on the stack of the job that runs it). See
-/// `Sources/CVow/include/vow_result_tokens.h` (`vow_result_call_value` calls the
+/// `Sources/CVow/include/vow_result_tokens.h` (`vowresult_call_value` calls the
 /// callback): an `out` kept past its callback, used inside another callback, or used
 /// from another thread is refused, and the check reads nothing but the calling thread's
 /// own record.
@@ -120,7 +120,7 @@ enum VowResultSlot {
     @inline(__always)
     static func from(_ out: OpaquePointer?, in function: StaticString) -> UnsafeMutablePointer<Outcome>? {
         guard let out else { return nil }
-        guard let outcome = vow_result_outcome(UnsafeRawPointer(out)) else {
+        guard let outcome = vowresult_outcome(UnsafeRawPointer(out)) else {
             reportStale(in: function)
             return nil
         }
@@ -162,7 +162,7 @@ func callValueCallback(_ function: vow_on_value, _ ctx: UnsafeMutableRawPointer?
     var outcome = VowResultSlot.Outcome.unset
     withUnsafeMutablePointer(to: &outcome) { pointer in
         withExtendedLifetime(value) {
-            vow_result_call_value(function, ctx, value?.borrowedHandle, pointer)
+            vowresult_call_value(function, ctx, value?.borrowedHandle, pointer)
         }
     }
     return outcome
@@ -175,7 +175,7 @@ func callErrorCallback(_ function: vow_on_error, _ ctx: UnsafeMutableRawPointer?
     var outcome = VowResultSlot.Outcome.unset
     withUnsafeMutablePointer(to: &outcome) { pointer in
         withExtendedLifetime(error) {
-            vow_result_call_error(function, ctx, error.borrowedHandle, pointer)
+            vowresult_call_error(function, ctx, error.borrowedHandle, pointer)
         }
     }
     return outcome

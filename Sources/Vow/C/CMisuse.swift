@@ -19,7 +19,7 @@ func validCount(_ n: Int, stride: Int, base: UnsafeRawPointer?, in function: Sta
 }
 
 @c @implementation
-public func vow_set_misuse_handler(_ h: vow_misuse_handler?, _ ctx: UnsafeMutableRawPointer?,
+func vowface_set_misuse_handler(_ h: vow_misuse_handler?, _ ctx: UnsafeMutableRawPointer?,
                                    _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) {
     let callback = CCallback(ctx: ctx, destroy: destroy)
     let previous = MisuseLines.replaceHandler(with: h.map { CInstalledCallback($0, callback) })

@@ -12,362 +12,360 @@
 import CVow
 
 @c @implementation
-public func vow_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
+func vowface_promise_pending(_ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
     vow_promise_pending(resolver_out, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_promise_pending_site(_ file: UnsafePointer<CChar>?, _ line: Int32,
-                                     _ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
+func vowface_promise_pending_site(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                  _ resolver_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
     vow_promise_pending(resolver_out, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
+func vowface_promise_fulfilled(_ value: OpaquePointer?) -> OpaquePointer? {
     vow_promise_fulfilled(value, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_promise_fulfilled_site(_ file: UnsafePointer<CChar>?, _ line: Int32,
-                                       _ value: OpaquePointer?) -> OpaquePointer? {
+func vowface_promise_fulfilled_site(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                    _ value: OpaquePointer?) -> OpaquePointer? {
     vow_promise_fulfilled(value, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
+func vowface_promise_rejected(_ error: OpaquePointer?) -> OpaquePointer? {
     vow_promise_rejected(error, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_promise_rejected_site(_ file: UnsafePointer<CChar>?, _ line: Int32,
-                                      _ error: OpaquePointer?) -> OpaquePointer? {
+func vowface_promise_rejected_site(_ file: UnsafePointer<CChar>?, _ line: Int32,
+                                   _ error: OpaquePointer?) -> OpaquePointer? {
     vow_promise_rejected(error, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
-                     _ ctx: UnsafeMutableRawPointer?,
-                     _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_then(_ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
+                  _ ctx: UnsafeMutableRawPointer?,
+                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_then(p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_then_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
-                          _ on_value: vow_on_value?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_then_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?, _ on_value: vow_on_value?,
+                       _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_then(p, on_value, on_error, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?,
-                        _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                        _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_then_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_value: vow_on_value?, _ on_error: vow_on_error?,
+                     _ ctx: UnsafeMutableRawPointer?,
+                     _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_then_on(d, p, on_value, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_then_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ p: OpaquePointer?,
-                             _ on_value: vow_on_value?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_then_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ p: OpaquePointer?,
+                          _ on_value: vow_on_value?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_then_on(d, p, on_value, on_error, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_catch(_ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                   _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_catch(p, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_catch_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
-                           _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_catch_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
+                        _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                        _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_catch(p, on_error, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
-                             _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_catch_policy(_ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                          _ ctx: UnsafeMutableRawPointer?,
+                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_catch_policy(p, policy, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_catch_policy_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
-                                  _ policy: vow_policy, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_catch_policy_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
+                               _ policy: vow_policy, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_catch_policy(p, policy, on_error, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                        _ ctx: UnsafeMutableRawPointer?,
-                        _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_finally(_ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                     _ ctx: UnsafeMutableRawPointer?,
+                     _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_finally(p, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_finally_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
-                             _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                             _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_finally_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
+                          _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                          _ ctx: UnsafeMutableRawPointer?,
+                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_finally(p, fn, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
-                         _ ctx: UnsafeMutableRawPointer?,
-                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_catch_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ on_error: vow_on_error?,
+                      _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_catch_on(d, p, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_catch_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
-                              _ p: OpaquePointer?, _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_catch_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ p: OpaquePointer?,
+                           _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_catch_on(d, p, on_error, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
-                                _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_catch_policy_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ policy: vow_policy,
+                             _ on_error: vow_on_error?, _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_catch_policy_on(d, p, policy, on_error, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_catch_policy_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
-                                     _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
-                                     _ ctx: UnsafeMutableRawPointer?,
-                                     _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_catch_policy_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
+                                  _ p: OpaquePointer?, _ policy: vow_policy, _ on_error: vow_on_error?,
+                                  _ ctx: UnsafeMutableRawPointer?,
+                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_catch_policy_on(d, p, policy, on_error, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
-                           _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                           _ ctx: UnsafeMutableRawPointer?,
-                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_finally_on(_ d: OpaquePointer?, _ p: OpaquePointer?,
+                        _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, _ ctx: UnsafeMutableRawPointer?,
+                        _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_finally_on(d, p, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_finally_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
-                                _ p: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                                _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_finally_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ p: OpaquePointer?,
+                             _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                             _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_finally_on(d, p, fn, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+func vowface_when(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
     vow_when(ps, n, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_when_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ ps: UnsafePointer<OpaquePointer?>?,
-                          _ n: Int) -> OpaquePointer? {
+func vowface_when_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ ps: UnsafePointer<OpaquePointer?>?,
+                       _ n: Int) -> OpaquePointer? {
     vow_when(ps, n, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+func vowface_join(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
     vow_join(ps, n, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_join_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ ps: UnsafePointer<OpaquePointer?>?,
-                          _ n: Int) -> OpaquePointer? {
+func vowface_join_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ ps: UnsafePointer<OpaquePointer?>?,
+                       _ n: Int) -> OpaquePointer? {
     vow_join(ps, n, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+func vowface_race(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
     vow_race(ps, n, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_race_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ ps: UnsafePointer<OpaquePointer?>?,
-                          _ n: Int) -> OpaquePointer? {
+func vowface_race_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ ps: UnsafePointer<OpaquePointer?>?,
+                       _ n: Int) -> OpaquePointer? {
     vow_race(ps, n, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_any(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+func vowface_any(_ ps: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
     vow_any(ps, n, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_any_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ ps: UnsafePointer<OpaquePointer?>?,
-                         _ n: Int) -> OpaquePointer? {
+func vowface_any_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ ps: UnsafePointer<OpaquePointer?>?,
+                      _ n: Int) -> OpaquePointer? {
     vow_any(ps, n, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_when_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_when_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_when_limited(n, limit, make, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_when_limited_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ n: Int, _ limit: Int,
-                                  _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_when_limited_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ n: Int, _ limit: Int,
+                               _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_when_limited(n, limit, make, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_when_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-                                _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_when_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                             _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_when_limited_on(d, n, limit, make, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_when_limited_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ n: Int,
-                                     _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                                     _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_when_limited_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ n: Int,
+                                  _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_when_limited_on(d, n, limit, make, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_join_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_join_limited(_ n: Int, _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_join_limited(n, limit, make, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_join_limited_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ n: Int, _ limit: Int,
-                                  _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_join_limited_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ n: Int, _ limit: Int,
+                               _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_join_limited(n, limit, make, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_join_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
-                                _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_join_limited_on(_ d: OpaquePointer?, _ n: Int, _ limit: Int, _ make: vow_limited_make?,
+                             _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_join_limited_on(d, n, limit, make, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_join_limited_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ n: Int,
-                                     _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
-                                     _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_join_limited_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ n: Int,
+                                  _ limit: Int, _ make: vow_limited_make?, _ ctx: UnsafeMutableRawPointer?,
+                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_join_limited_on(d, n, limit, make, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_after(_ seconds: Double) -> OpaquePointer? {
+func vowface_after(_ seconds: Double) -> OpaquePointer? {
     vow_after(seconds, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_after_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ seconds: Double) -> OpaquePointer? {
+func vowface_after_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ seconds: Double) -> OpaquePointer? {
     vow_after(seconds, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
+func vowface_timeout(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
     vow_timeout(p, seconds, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_timeout_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
-                             _ seconds: Double) -> OpaquePointer? {
+func vowface_timeout_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
+                          _ seconds: Double) -> OpaquePointer? {
     vow_timeout(p, seconds, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
-                         _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_dispatch(_ d: OpaquePointer?, _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
+                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_dispatch(d, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_dispatch_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
-                              _ fn: vow_on_value?, _ ctx: UnsafeMutableRawPointer?,
-                              _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_dispatch_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?, _ fn: vow_on_value?,
+                           _ ctx: UnsafeMutableRawPointer?,
+                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_dispatch(d, fn, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
-                          _ ctx: UnsafeMutableRawPointer?,
-                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_then_call(_ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
+                       _ ctx: UnsafeMutableRawPointer?,
+                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_then_call(p, signature, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_then_call_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
-                               _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
-                               _ ctx: UnsafeMutableRawPointer?,
-                               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_then_call_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
+                            _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
+                            _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_then_call(p, signature, fn, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
-                             _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_then_call_on(_ d: OpaquePointer?, _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?,
+                          _ fn: vow_fnptr?, _ ctx: UnsafeMutableRawPointer?,
+                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_then_call_on(d, p, signature, fn, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_then_call_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
-                                  _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
-                                  _ ctx: UnsafeMutableRawPointer?,
-                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_then_call_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
+                               _ p: OpaquePointer?, _ signature: UnsafePointer<CChar>?, _ fn: vow_fnptr?,
+                               _ ctx: UnsafeMutableRawPointer?,
+                               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_then_call_on(d, p, signature, fn, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_promise_lazy(_ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                          _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_promise_lazy(body, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_promise_lazy_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ body: vow_lazy_body?,
-                                  _ ctx: UnsafeMutableRawPointer?,
-                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_promise_lazy_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ body: vow_lazy_body?,
+                               _ ctx: UnsafeMutableRawPointer?,
+                               _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_promise_lazy(body, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_promise_lazy_on(_ d: OpaquePointer?, _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_promise_lazy_on(d, body, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_promise_lazy_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
-                                     _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
-                                     _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_promise_lazy_on_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ d: OpaquePointer?,
+                                  _ body: vow_lazy_body?, _ ctx: UnsafeMutableRawPointer?,
+                                  _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_promise_lazy_on(d, body, ctx, destroy, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_delay(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
+func vowface_delay(_ p: OpaquePointer?, _ seconds: Double) -> OpaquePointer? {
     vow_delay(p, seconds, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_delay_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
-                           _ seconds: Double) -> OpaquePointer? {
+func vowface_delay_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ p: OpaquePointer?,
+                        _ seconds: Double) -> OpaquePointer? {
     vow_delay(p, seconds, at: .cString(file, Int(line)))
 }
 
 @c @implementation
-public func vow_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?,
-                      _ should_retry: vow_retry_if?, _ ctx: UnsafeMutableRawPointer?,
-                      _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_retry(_ times: Int32, _ delay_seconds: Double, _ make: vow_retry_make?, _ should_retry: vow_retry_if?,
+                   _ ctx: UnsafeMutableRawPointer?,
+                   _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_retry(times, delay_seconds, make, should_retry, ctx, destroy, at: .cString(nil, 0))
 }
 
 @c @implementation
-public func vow_retry_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ times: Int32, _ delay_seconds: Double,
-                           _ make: vow_retry_make?, _ should_retry: vow_retry_if?, _ ctx: UnsafeMutableRawPointer?,
-                           _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_retry_site(_ file: UnsafePointer<CChar>?, _ line: Int32, _ times: Int32, _ delay_seconds: Double,
+                        _ make: vow_retry_make?, _ should_retry: vow_retry_if?, _ ctx: UnsafeMutableRawPointer?,
+                        _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     vow_retry(times, delay_seconds, make, should_retry, ctx, destroy, at: .cString(file, Int(line)))
 }

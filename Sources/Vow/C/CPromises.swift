@@ -31,26 +31,26 @@ func vow_promise_rejected(_ error: OpaquePointer?, at site: Site) -> OpaquePoint
 }
 
 @c @implementation
-public func vow_promise_state(_ p: OpaquePointer?) -> vow_state {
+func vowface_promise_state(_ p: OpaquePointer?) -> vow_state {
     guard let core = handle(p, as: Core.self, in: "vow_promise_state") else { return VOW_STATE_INVALID }
     if core.isPending { return VOW_PENDING }
     return core.isRejected ? VOW_REJECTED : VOW_FULFILLED
 }
 
 @c @implementation
-public func vow_promise_value(_ p: OpaquePointer?) -> OpaquePointer? {
+func vowface_promise_value(_ p: OpaquePointer?) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_promise_value"), core.isFulfilled else { return nil }
     return core.cValue.retainedHandle
 }
 
 @c @implementation
-public func vow_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
+func vowface_promise_error(_ p: OpaquePointer?) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_promise_error"), core.isRejected else { return nil }
     return core.cError.retainedHandle
 }
 
 @c @implementation
-public func vow_promise_is_cancelled(_ p: OpaquePointer?) -> Bool {
+func vowface_promise_is_cancelled(_ p: OpaquePointer?) -> Bool {
     withHandle(p, .promise, as: Core.self, in: "vow_promise_is_cancelled", else: false) { core in
         // The same answer as vow_error_is_cancelled(vow_promise_error(p)), without the +1.
         core.isRejected && core.cError.isCancelled
@@ -60,12 +60,12 @@ public func vow_promise_is_cancelled(_ p: OpaquePointer?) -> Bool {
 // MARK: Resolvers
 
 @c @implementation
-public func vow_resolver_resolve(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
+func vowface_resolver_resolve(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
     settle(through: r, with: x, in: "vow_resolver_resolve") { (resolver, value: VowValue) in resolver.resolve(value) }
 }
 
 @c @implementation
-public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
+func vowface_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> Int32 {
     // The hot path, written out so that `fulfill` inlines (through `settle` it would be a
     // closure call: 14 more instructions per call).
     withResolverHandle(r, in: "vow_resolver_fulfill", else: VOW_EINVAL.rawValue) { resolver in
@@ -76,7 +76,7 @@ public func vow_resolver_fulfill(_ r: OpaquePointer?, _ x: OpaquePointer?) -> In
 }
 
 @c @implementation
-public func vow_resolver_reject(_ r: OpaquePointer?, _ e: OpaquePointer?) -> Int32 {
+func vowface_resolver_reject(_ r: OpaquePointer?, _ e: OpaquePointer?) -> Int32 {
     settle(through: r, with: e, in: "vow_resolver_reject") { (resolver, error: VowErrorBox) in resolver.reject(error) }
 }
 
@@ -95,24 +95,24 @@ private func settle<Argument: TaggedHandle>(through r: OpaquePointer?, with x: O
 }
 
 @c @implementation
-public func vow_resolver_is_used(_ r: OpaquePointer?) -> Bool {
+func vowface_resolver_is_used(_ r: OpaquePointer?) -> Bool {
     withResolverHandle(r, in: "vow_resolver_is_used", else: false) { $0.isUsed }
 }
 
 /// Vow 0.1's name for `vow_resolver_is_used` (deprecated in the header).
 @c @implementation
-public func vow_resolver_is_settled(_ r: OpaquePointer?) -> Bool {
+func vowface_resolver_is_settled(_ r: OpaquePointer?) -> Bool {
     withResolverHandle(r, in: "vow_resolver_is_settled", else: false) { $0.isUsed }
 }
 
 @c @implementation
-public func vow_resolver_on_cancel(_ r: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+func vowface_resolver_on_cancel(_ r: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                    _ ctx: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
     addCancelHandler(r, on: nil, fn, ctx, destroy, in: "vow_resolver_on_cancel")
 }
 
 @c @implementation
-public func vow_resolver_on_cancel_on(_ r: OpaquePointer?, _ d: OpaquePointer?,
+func vowface_resolver_on_cancel_on(_ r: OpaquePointer?, _ d: OpaquePointer?,
                                       _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                       _ ctx: UnsafeMutableRawPointer?,
                                       _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> Int32 {
@@ -142,13 +142,13 @@ private func addCancelHandler(_ r: OpaquePointer?, on d: CDispatcherArgument?, _
 }
 
 @c @implementation
-public func vow_resolver_retain(_ r: OpaquePointer?) -> OpaquePointer? {
+func vowface_resolver_retain(_ r: OpaquePointer?) -> OpaquePointer? {
     guard let resolver = UnmanagedResolver(r, in: "vow_resolver_retain") else { return nil }
     resolver.retain()
     return r
 }
 
 @c @implementation
-public func vow_resolver_release(_ r: OpaquePointer?) {
+func vowface_resolver_release(_ r: OpaquePointer?) {
     UnmanagedResolver(r, in: "vow_resolver_release")?.release()
 }

@@ -5,7 +5,7 @@ import CVow
 // (Sources/CVow/version.c), made from the header's version macros.
 
 @c @implementation
-public func vow_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
+func vowface_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
     switch status {
     case VOW_OK.rawValue: return cString("ok")
     case VOW_EINVAL.rawValue: return cString("invalid argument (NULL, or a handle of the wrong type)")

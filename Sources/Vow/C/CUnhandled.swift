@@ -17,7 +17,7 @@ extension CInstalledCallback where Function == vow_unhandled_handler {
 }
 
 @c @implementation
-public func vow_set_unhandled_error_handler(_ h: vow_unhandled_handler?, _ ctx: UnsafeMutableRawPointer?,
+func vowface_set_unhandled_error_handler(_ h: vow_unhandled_handler?, _ ctx: UnsafeMutableRawPointer?,
                                             _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) {
     let callback = CCallback(ctx: ctx, destroy: destroy)
     let previous: UnhandledErrors.SinkBox?
@@ -34,6 +34,6 @@ public func vow_set_unhandled_error_handler(_ h: vow_unhandled_handler?, _ ctx: 
 }
 
 @c @implementation
-public func vow_cancel(_ p: OpaquePointer?) {
+func vowface_cancel(_ p: OpaquePointer?) {
     handle(p, as: Core.self, in: "vow_cancel")?.cancel()
 }

@@ -3,33 +3,33 @@ import CVow
 // Values (vow.h, "Values"). A `vow_value *` is a `VowValue`.
 
 @c @implementation
-public func vow_value_null() -> OpaquePointer? {
+func vowface_value_null() -> OpaquePointer? {
     VowValue(.null).retainedHandle
 }
 
 @c @implementation
-public func vow_value_bool(_ b: Bool) -> OpaquePointer? {
+func vowface_value_bool(_ b: Bool) -> OpaquePointer? {
     VowValue(.bool(b)).retainedHandle
 }
 
 @c @implementation
-public func vow_value_int(_ i: Int64) -> OpaquePointer? {
+func vowface_value_int(_ i: Int64) -> OpaquePointer? {
     VowValue(.int(i)).retainedHandle
 }
 
 @c @implementation
-public func vow_value_double(_ d: Double) -> OpaquePointer? {
+func vowface_value_double(_ d: Double) -> OpaquePointer? {
     VowValue(.double(d)).retainedHandle
 }
 
 @c @implementation
-public func vow_value_string(_ utf8: UnsafePointer<CChar>?) -> OpaquePointer? {
+func vowface_value_string(_ utf8: UnsafePointer<CChar>?) -> OpaquePointer? {
     guard let utf8 else { return nil }
     return VowValue.string(utf8).retainedHandle
 }
 
 @c @implementation
-public func vow_value_bytes(_ bytes: UnsafeRawPointer?, _ n: Int) -> OpaquePointer? {
+func vowface_value_bytes(_ bytes: UnsafeRawPointer?, _ n: Int) -> OpaquePointer? {
     guard validCount(n, stride: 1, base: bytes, in: "vow_value_bytes") else { return nil }
     guard n > 0 else { return VowValue(.bytes([])).retainedHandle }
     guard let bytes else { return nil }
@@ -38,12 +38,12 @@ public func vow_value_bytes(_ bytes: UnsafeRawPointer?, _ n: Int) -> OpaquePoint
 }
 
 @c @implementation
-public func vow_value_pointer(_ p: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+func vowface_value_pointer(_ p: UnsafeMutableRawPointer?, _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     VowValue(.pointer(p, destroy)).retainedHandle
 }
 
 @c @implementation
-public func vow_value_list(_ items: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
+func vowface_value_list(_ items: UnsafePointer<OpaquePointer?>?, _ n: Int) -> OpaquePointer? {
     guard validCount(n, stride: MemoryLayout<OpaquePointer?>.stride, base: UnsafeRawPointer(items),
                      in: "vow_value_list") else { return nil }
     guard n > 0 else { return VowValue(.list([])).retainedHandle }
@@ -58,19 +58,19 @@ public func vow_value_list(_ items: UnsafePointer<OpaquePointer?>?, _ n: Int) ->
 }
 
 @c @implementation
-public func vow_value_promise(_ p: OpaquePointer?) -> OpaquePointer? {
+func vowface_value_promise(_ p: OpaquePointer?) -> OpaquePointer? {
     guard let core = handle(p, as: Core.self, in: "vow_value_promise") else { return nil }
     return VowValue(.promise(core)).retainedHandle
 }
 
 @c @implementation
-public func vow_value_error(_ e: OpaquePointer?) -> OpaquePointer? {
+func vowface_value_error(_ e: OpaquePointer?) -> OpaquePointer? {
     guard let error = handle(e, as: VowErrorBox.self, in: "vow_value_error") else { return nil }
     return VowValue(.error(error)).retainedHandle
 }
 
 @c @implementation
-public func vow_value_thenable(_ cls: UnsafePointer<vow_thenable_class>?, _ object: UnsafeMutableRawPointer?,
+func vowface_value_thenable(_ cls: UnsafePointer<vow_thenable_class>?, _ object: UnsafeMutableRawPointer?,
                                _ destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
     guard let cls, cls.pointee.get_then != nil, cls.pointee.call_then != nil else {
         destroy?(object)
@@ -80,22 +80,22 @@ public func vow_value_thenable(_ cls: UnsafePointer<vow_thenable_class>?, _ obje
 }
 
 @c @implementation
-public func vow_value_kind(_ v: OpaquePointer?) -> vow_kind {
+func vowface_value_kind(_ v: OpaquePointer?) -> vow_kind {
     handle(v, as: VowValue.self, in: "vow_value_kind")?.kind ?? VOW_KIND_INVALID
 }
 
 @c @implementation
-public func vow_value_get_bool(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Bool>?) -> Int32 {
+func vowface_value_get_bool(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Bool>?) -> Int32 {
     getScalar(v, out, in: "vow_value_get_bool") { if case .bool(let flag) = $0 { flag } else { nil } }
 }
 
 @c @implementation
-public func vow_value_get_int(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+func vowface_value_get_int(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
     getScalar(v, out, in: "vow_value_get_int") { if case .int(let integer) = $0 { integer } else { nil } }
 }
 
 @c @implementation
-public func vow_value_get_double(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+func vowface_value_get_double(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
     getScalar(v, out, in: "vow_value_get_double") { content in
         switch content {
         case .double(let real): real
@@ -118,12 +118,12 @@ private func getScalar<T>(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, 
 }
 
 @c @implementation
-public func vow_value_get_string(_ v: OpaquePointer?) -> UnsafePointer<CChar>? {
+func vowface_value_get_string(_ v: OpaquePointer?) -> UnsafePointer<CChar>? {
     handle(v, as: VowValue.self, in: "vow_value_get_string")?.stringPointer
 }
 
 @c @implementation
-public func vow_value_get_bytes(_ v: OpaquePointer?, _ n: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
+func vowface_value_get_bytes(_ v: OpaquePointer?, _ n: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
     guard let value = handle(v, as: VowValue.self, in: "vow_value_get_bytes"), let (bytes, count) = value.bytesPointer else {
         n?.pointee = 0
         return nil
@@ -133,28 +133,28 @@ public func vow_value_get_bytes(_ v: OpaquePointer?, _ n: UnsafeMutablePointer<I
 }
 
 @c @implementation
-public func vow_value_get_pointer(_ v: OpaquePointer?) -> UnsafeMutableRawPointer? {
+func vowface_value_get_pointer(_ v: OpaquePointer?) -> UnsafeMutableRawPointer? {
     readContent(v, in: "vow_value_get_pointer") { if case .pointer(let pointer, _) = $0 { pointer } else { nil } }
 }
 
 @c @implementation
-public func vow_value_count(_ v: OpaquePointer?) -> Int {
+func vowface_value_count(_ v: OpaquePointer?) -> Int {
     handle(v, as: VowValue.self, in: "vow_value_count")?.listElements?.count ?? 0
 }
 
 @c @implementation
-public func vow_value_at(_ v: OpaquePointer?, _ i: Int) -> OpaquePointer? {
+func vowface_value_at(_ v: OpaquePointer?, _ i: Int) -> OpaquePointer? {
     guard let items = handle(v, as: VowValue.self, in: "vow_value_at")?.listElements, i >= 0, i < items.count else { return nil }
     return items[i].borrowedHandle
 }
 
 @c @implementation
-public func vow_value_get_promise(_ v: OpaquePointer?) -> OpaquePointer? {
+func vowface_value_get_promise(_ v: OpaquePointer?) -> OpaquePointer? {
     readContent(v, in: "vow_value_get_promise") { if case .promise(let core) = $0 { core.borrowedHandle } else { nil } }
 }
 
 @c @implementation
-public func vow_value_get_thenable(_ v: OpaquePointer?,
+func vowface_value_get_thenable(_ v: OpaquePointer?,
                                    _ cls_out: UnsafeMutablePointer<UnsafePointer<vow_thenable_class>?>?)
     -> UnsafeMutableRawPointer? {
     let thenable = readContent(v, in: "vow_value_get_thenable") {
@@ -169,7 +169,7 @@ public func vow_value_get_thenable(_ v: OpaquePointer?,
 }
 
 @c @implementation
-public func vow_value_get_error(_ v: OpaquePointer?) -> OpaquePointer? {
+func vowface_value_get_error(_ v: OpaquePointer?) -> OpaquePointer? {
     readContent(v, in: "vow_value_get_error") { if case .error(let box) = $0 { box.borrowedHandle } else { nil } }
 }
 

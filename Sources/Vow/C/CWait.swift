@@ -3,7 +3,7 @@ import CVow
 // Waiting (vow.h, "Waiting").
 
 @c @implementation
-public func vow_wait(_ p: OpaquePointer?, _ timeout_seconds: Double,
+func vowface_wait(_ p: OpaquePointer?, _ timeout_seconds: Double,
                      _ value_out: UnsafeMutablePointer<OpaquePointer?>?,
                      _ error_out: UnsafeMutablePointer<OpaquePointer?>?) -> vow_state {
     value_out?.pointee = nil

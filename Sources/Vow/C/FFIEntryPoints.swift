@@ -57,7 +57,7 @@ private func cThenCall(_ d: CDispatcherArgument, _ p: OpaquePointer?,
 private let placeholderFunction: ForeignCall.Function = {}
 
 @c @implementation
-public func vow_trampoline_new(_ signature: UnsafePointer<CChar>?,
+func vowface_trampoline_new(_ signature: UnsafePointer<CChar>?,
                                _ promise_out: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
     promise_out?.pointee = nil
     guard let signature, let promise_out else { return nil }
@@ -102,7 +102,7 @@ public func vow_trampoline_new(_ signature: UnsafePointer<CChar>?,
 }
 
 @c @implementation
-public func vow_trampoline_function(_ t: OpaquePointer?) -> vow_fnptr? {
+func vowface_trampoline_function(_ t: OpaquePointer?) -> vow_fnptr? {
     guard let trampoline = handle(t, .trampoline, as: Trampoline.self, in: "vow_trampoline_function") else {
         return nil
     }
@@ -110,7 +110,7 @@ public func vow_trampoline_function(_ t: OpaquePointer?) -> vow_fnptr? {
 }
 
 @c @implementation
-public func vow_trampoline_release(_ t: OpaquePointer?) {
+func vowface_trampoline_release(_ t: OpaquePointer?) {
     releaseHandle(t, .trampoline, in: "vow_trampoline_release")
 }
 

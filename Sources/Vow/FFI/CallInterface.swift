@@ -20,13 +20,13 @@ extension FFICode {
     /// every ABI libffi supports); strings and values are pointers.
     var ffiType: UnsafeMutablePointer<ffi_type> {
         switch self {
-        case .void: return vow_ffi_type_void()
-        case .bool: return vow_ffi_type_uint8()
-        case .int32: return vow_ffi_type_sint32()
-        case .int64: return vow_ffi_type_sint64()
-        case .double: return vow_ffi_type_double()
-        case .float: return vow_ffi_type_float()
-        case .string, .pointer, .value: return vow_ffi_type_pointer()
+        case .void: return vowffi_type_void()
+        case .bool: return vowffi_type_uint8()
+        case .int32: return vowffi_type_sint32()
+        case .int64: return vowffi_type_sint64()
+        case .double: return vowffi_type_double()
+        case .float: return vowffi_type_float()
+        case .string, .pointer, .value: return vowffi_type_pointer()
         }
     }
 }
@@ -60,8 +60,8 @@ final class CallInterface: @unchecked Sendable {
         for (index, code) in signature.parameters.enumerated() {
             types[index] = code.ffiType
         }
-        if appendingContext { types[count - 1] = vow_ffi_type_pointer() }
-        let status = ffi_prep_cif(cif, vow_ffi_default_abi(), UInt32(count), signature.returnCode.ffiType, types)
+        if appendingContext { types[count - 1] = vowffi_type_pointer() }
+        let status = ffi_prep_cif(cif, vowffi_default_abi(), UInt32(count), signature.returnCode.ffiType, types)
         // On failure the instance is fully initialized, so `deinit` runs and frees both.
         guard status == FFI_OK else { return nil }
     }

@@ -51,7 +51,7 @@ func unmanagedHandle<T: AnyObject>(_ pointer: OpaquePointer?, _ tag: HandleTag, 
 /// refused with a misuse line that names both files and the fix.
 @inline(__always)
 func isThisEnginesObject(_ object: UnsafeRawPointer, _ kind: HandleTag, in function: StaticString) -> Bool {
-    _fastPath(!vow_engine_other_copies()) || checkEngine(of: object, kind, in: function)
+    _fastPath(!vowengine_other_copies()) || checkEngine(of: object, kind, in: function)
 }
 
 /// The class check behind `isThisEnginesObject` (two copies loaded): every handle's object
@@ -65,8 +65,8 @@ func checkEngine(of object: UnsafeRawPointer, _ kind: HandleTag, in function: St
     if !ours {
         // The object's first word is its class's metadata, inside the image of its copy.
         let metadata = object.load(as: UnsafeRawPointer.self)
-        let theirs = String(cString: vow_engine_image_path(metadata))
-        let mine = String(cString: vow_engine_image_path(nil))
+        let theirs = String(cString: vowengine_image_path(metadata))
+        let mine = String(cString: vowengine_image_path(nil))
         writeDiagnostic("vow: \(function): the \(kind.typeName) belongs to another copy of the Vow engine "
             + "(in \(theirs)), not to this one (in \(mine)): the process loaded two; "
             + "link the Swift code that shares promises with C against libvow.so, not with a copy of its own")

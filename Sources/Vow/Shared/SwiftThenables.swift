@@ -51,10 +51,10 @@ nonisolated(unsafe) let swiftThenableClass: UnsafePointer<vow_thenable_class> = 
 private func callSwiftThen<T: Thenable>(_ thenable: T, _ resolver: HeldResolver) {
     thenable.then({ value in
         let bridged = VowValue.bridging(value)
-        withExtendedLifetime(bridged) { _ = vow_resolver_resolve(resolver.handle, bridged.borrowedHandle) }
+        withExtendedLifetime(bridged) { _ = vowface_resolver_resolve(resolver.handle, bridged.borrowedHandle) }
     }, { reason in
         let box = VowErrorBox.boxing(ThenableReason.error(for: reason))
-        withExtendedLifetime(box) { _ = vow_resolver_reject(resolver.handle, box.borrowedHandle) }
+        withExtendedLifetime(box) { _ = vowface_resolver_reject(resolver.handle, box.borrowedHandle) }
     })
 }
 
@@ -65,9 +65,9 @@ private final class HeldResolver: @unchecked Sendable {
     let handle: OpaquePointer
 
     init?(_ borrowed: OpaquePointer?) {
-        guard let borrowed, let handle = vow_resolver_retain(borrowed) else { return nil }
+        guard let borrowed, let handle = vowface_resolver_retain(borrowed) else { return nil }
         self.handle = handle
     }
 
-    deinit { vow_resolver_release(handle) }
+    deinit { vowface_resolver_release(handle) }
 }

@@ -42,6 +42,12 @@ at_names_0_2=(
 if ! "$root/scripts/generate-promise-makers.sh" --check; then
     fail "scripts/generate-promise-makers.sh --check failed (see above)"
 fi
+# The C entry points of libvow.so (one per declared function, a jump through the engine's
+# table) are generated from the same headers.
+if ! "$root/scripts/generate-entry-points.sh" --check >/dev/null; then
+    "$root/scripts/generate-entry-points.sh" --check
+    fail "scripts/generate-entry-points.sh --check failed (see above)"
+fi
 
 # --- the declarations, one per line: "RETURN-TYPE-AND-NAME(" up to the name ------------------
 mark=VOW_EXTERN__DECLARATION_MARK

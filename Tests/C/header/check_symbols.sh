@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Checks that every function declared in include/vow.h is exported by the
 # shared library as a defined text symbol (a declared but unimplemented
-# function builds fine and only fails when a C program links).
+# function builds fine and only fails when a C program links), and that the
+# library exports no other C name but the engine's table (VowEngineEntries_D):
+# the library's own names of the functions (vowface_X) and every other
+# internal name stay hidden, out of the ABI (Swift's $s names are the Swift
+# modules' interface).
 #
 # Usage: Tests/C/header/check_symbols.sh REPO_ROOT LIBVOW_SO
 #        Tests/C/header/check_symbols.sh --list [REPO_ROOT]   (print the declared names only)
@@ -57,7 +61,7 @@ if [[ "$list_only" -eq 1 ]]; then
 fi
 
 command -v nm >/dev/null 2>&1 || die "nm not found"
-exported="$(nm -D --defined-only "$lib" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort -u)" \
+exported="$(nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "i" { sub(/@.*/, "", $3); print $3 }' | sort -u)" \
     || die "nm failed on $lib"
 
 missing="$(comm -23 <(printf '%s\n' "$names") <(printf '%s\n' "$exported") || true)"
@@ -65,5 +69,12 @@ nmissing="$(printf '%s' "$missing" | grep -c . || true)"
 echo "header symbols: $count declared, $((count - nmissing)) exported"
 if [[ "$nmissing" -gt 0 ]]; then
     printf '%s\n' "$missing" | sed 's/^/missing: /'
+    exit 1
+fi
+# Defined names besides vow_*, Swift's, the table and the linker's own.
+internal="$(nm -D --defined-only "$lib" | awk '{ sub(/@.*/, "", $3); print $3 }' \
+    | grep -vE '^(vow_|\$s|VowEngineEntries_[0-9a-f]{16}$|_edata$|_end$|__bss_start$|_init$|_fini$)' || true)"
+if [[ -n "$internal" ]]; then
+    printf '%s\n' "$internal" | head -20 | sed 's/^/exported but not in the headers: /'
     exit 1
 fi
