@@ -1,0 +1,224 @@
+/*
+ * uv_dispatcher.c: the libuv bridge's dispatcher (include/vow_uv.h): its uv_async_t, the
+ * queue run on the loop, closing, holds. See uv_bridge.h.
+ */
+#include "uv_bridge.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static void
+on_close(uv_handle_t *handle)
+{
+    vow_bridge_release(handle->data);
+}
+
+/* Loop thread, under the lock, handle open: references the handle or lets it go. */
+static void
+set_referenced(vow_uv_state *st, bool wanted)
+{
+    if (wanted == st->referenced) return;
+    if (wanted) {
+        uv_ref((uv_handle_t *)&st->async);
+    } else {
+        uv_unref((uv_handle_t *)&st->async);
+    }
+    st->referenced = wanted;
+}
+
+/* Under the lock: whether this thread is the loop's (as last seen). */
+static bool
+on_loop_thread(vow_uv_state *st)
+{
+    return pthread_equal(pthread_self(), st->base.owner);
+}
+
+static void
+queued(vow_bridge *b, bool was_empty)
+{
+    vow_uv_state *st = (vow_uv_state *)b;
+    if (was_empty) uv_async_send(&st->async);
+    if (on_loop_thread(st)) set_referenced(st, true);
+}
+
+static void
+hold_changed(vow_bridge *b, bool began)
+{
+    vow_uv_state *st = (vow_uv_state *)b;
+    if (on_loop_thread(st)) {
+        set_referenced(st, began || b->queue.count > 0 || b->holds > 0);
+    } else if (began || (b->holds == 0 && b->queue.count == 0)) {
+        uv_async_send(&st->async); /* on_async takes hold, or lets go, when the loop wakes */
+    }
+}
+
+/* Under the lock (vow_bridge_close, on the loop thread): the handle starts closing. */
+static void
+closing(vow_bridge *b)
+{
+    vow_uv_state *st = (vow_uv_state *)b;
+    b->owner = pthread_self();
+    if (!st->handle_open) return;
+    st->handle_open = false;
+    uv_close((uv_handle_t *)&st->async, on_close); /* its callback runs in a later phase */
+}
+
+static void
+free_state(vow_bridge *b)
+{
+    free(b);
+}
+
+/* ---- the loop's timers: vow_after, vow_timeout, vow_delay, vow_retry on d ------------- */
+
+/* A uv_timer_t armed for the library. */
+typedef struct uv_vow_timer {
+    vow_bridge_timer base; /* first */
+    uv_timer_t handle;     /* handle.data: the state */
+} uv_vow_timer;
+
+static void
+timer_closed(uv_handle_t *handle)
+{
+    vow_uv_state *st = handle->data;
+    free((char *)handle - offsetof(uv_vow_timer, handle));
+    vow_bridge_release(&st->base); /* the timer's */
+}
+
+static void
+timer_fired(uv_timer_t *handle)
+{
+    uv_vow_timer *t = (uv_vow_timer *)((char *)handle - offsetof(uv_vow_timer, handle));
+    vow_bridge_timer_fired(handle->data, &t->base);
+    uv_close((uv_handle_t *)handle, timer_closed);
+}
+
+/* vow_timer_arm (loop thread): a one-shot uv_timer_t on the loop, due in seconds from the
+   loop's time now. NULL if memory ran out: the library's timer is dropped (its vow_after
+   cancelled). */
+static void *
+timer_arm(void *ctx, double seconds, vow_job run, void *job)
+{
+    vow_uv_state *st = ctx;
+    uv_vow_timer *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        vow_bridge_timer_unarmed(&st->base, run, job);
+        return NULL;
+    }
+    uv_timer_init(st->loop, &t->handle);
+    t->handle.data = st;
+    vow_bridge_timer_armed(&st->base, &t->base, run, job);
+    uv_update_time(st->loop); /* counts from now, not from the loop's cached time */
+    uv_timer_start(&t->handle, timer_fired, vow_bridge_timer_due(seconds, 0.001, UINT64_MAX), 0);
+    return t;
+}
+
+/* ops->timer_stop (loop thread): the timer will not fire; its close callback frees it. */
+static void
+timer_stop(vow_bridge_timer *base)
+{
+    uv_vow_timer *t = (uv_vow_timer *)base;
+    uv_timer_stop(&t->handle);
+    uv_close((uv_handle_t *)&t->handle, timer_closed);
+}
+
+/* ---- the queue ------------------------------------------------------------------------- */
+
+static void
+on_async(uv_async_t *handle)
+{
+    vow_uv_state *st = handle->data;
+    vow_bridge *b = &st->base;
+    pthread_mutex_lock(&b->lock);
+    b->owner = pthread_self();
+    bool orphaned = st->orphaned;
+    size_t budget = b->queue.count;
+    pthread_mutex_unlock(&b->lock);
+    if (orphaned) {
+        vow_bridge_close(b);
+        return;
+    }
+
+    vow_bridge_run_jobs(b, budget);
+
+    /* The state is still alive: the handle's reference goes only in its close callback,
+       which runs in a later phase of the loop. */
+    pthread_mutex_lock(&b->lock);
+    if (!b->closed) {
+        /* Jobs queued while these ran found the queue non-empty and did not wake us. */
+        if (b->queue.count > 0) uv_async_send(handle);
+        set_referenced(st, b->queue.count > 0 || b->holds > 0);
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
+static void
+destroy(void *ctx)
+{
+    vow_uv_state *st = ctx;
+    vow_bridge *b = &st->base;
+    bool close_now = false;
+    pthread_mutex_lock(&b->lock);
+    if (st->handle_open && !b->closed) {
+        if (on_loop_thread(st)) {
+            close_now = true;
+        } else {
+            st->orphaned = true;
+            uv_async_send(&st->async);
+        }
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (close_now) vow_bridge_close(b);
+    vow_bridge_release(b);
+}
+
+vow_dispatcher *
+vow_uv_dispatcher_new(uv_loop_t *loop)
+{
+    if (loop == NULL) return NULL;
+    vow_uv_state *st = calloc(1, sizeof *st);
+    if (st == NULL) return NULL;
+    if (vow_bridge_init(&st->base, &vow_uv_ops) != 0) {
+        free(st);
+        return NULL;
+    }
+    st->base.owner = pthread_self();
+    st->base.owner_known = true;
+    st->loop = loop;
+    vow_dispatcher *d = vow_dispatcher_new_with_timers(vow_bridge_submit, timer_arm, vow_bridge_timer_cancel, st,
+                                                        destroy);
+    if (d == NULL) return NULL; /* destroy ran and freed st */
+    if (uv_async_init(loop, &st->async, on_async) != 0) {
+        vow_dispatcher_release(d); /* nothing was submitted: destroy runs now and frees st */
+        return NULL;
+    }
+    st->async.data = st;
+    uv_unref((uv_handle_t *)&st->async); /* idle: keeps nothing alive */
+    pthread_mutex_lock(&st->base.lock);
+    st->handle_open = true;
+    st->base.refs++; /* the open handle's, given back by on_close */
+    pthread_mutex_unlock(&st->base.lock);
+    return d;
+}
+
+int
+vow_uv_dispatcher_close(vow_dispatcher *d)
+{
+    vow_bridge *b = vow_bridge_of(d, &vow_uv_ops);
+    if (b == NULL) return VOW_EINVAL;
+    vow_bridge_check_thread(b, "vow_uv_dispatcher_close"); /* uv_close: the loop's thread only */
+    return vow_bridge_close(b);
+}
+
+int
+vow_uv_hold(vow_dispatcher *d, vow_promise *p)
+{
+    return vow_bridge_hold(d, &vow_uv_ops, p);
+}
+
+/* Defined in uv_requests.c. */
+void vow_uv_req_stop(vow_bridge_req *req);
+void vow_uv_req_free(vow_bridge_req *req);
+
+const vow_bridge_ops vow_uv_ops = VOW_BRIDGE_OPS("vow_uv", vow_uv_req_stop, vow_uv_req_free);
