@@ -3,10 +3,10 @@
  *
  *   glib_dispatcher.c  the dispatcher: its GSource, the queue run in the context,
  *                      closing, holds and vow_glib_run, the context's timers
- *   glib_requests.c    the requests (vow_glib_req over vow_bridge_req): vow_glib_timeout,
+ *   glib_requests.c    the requests (vowglib_req over vowbridge_req): vow_glib_timeout,
  *                      vow_glib_async; the plain names of the calls
  *
- * The state of a dispatcher (vow_glib_state, over vow_bridge; Bridges/common/vow_bridge.h),
+ * The state of a dispatcher (vowglib_state, over vowbridge; Bridges/common/vowbridge.h),
  * and one GSource that runs its queue:
  *
  *   submit (any thread)   queues the job; on the queue's empty -> non-empty edge it makes
@@ -14,7 +14,7 @@
  *                         wakes the context).
  *   dispatch (context)    un-readies the source, then runs the jobs queued when it began,
  *                         one at a time, outside the lock.
- *   close (any thread)    vow_bridge_close: destroys the source, drops what is queued,
+ *   close (any thread)    vowbridge_close: destroys the source, drops what is queued,
  *                         cancels the live requests.
  *   source_destroyed      the source's callback notify: GLib calls it when the source is
  *                         destroyed, by close, by destroy, or by the context's
@@ -44,19 +44,19 @@
 #undef VOW_DEBUG_SITES
 #include "vow_glib.h"
 
-#include "../common/vow_bridge.h"
+#include "../common/vowbridge.h"
 
-typedef struct vow_glib_state {
-    vow_bridge base;      /* first: the dispatcher's ctx */
+typedef struct vowglib_state {
+    vowbridge base;      /* first: the dispatcher's ctx */
     GSource *source;      /* a reference of ours, dropped when the state is freed */
     bool gone;            /* the source was destroyed: no GLib call on it any more */
     bool dispatching;     /* a thread runs the queue now (base.owner) */
-} vow_glib_state;
+} vowglib_state;
 
-VOW_BRIDGE_HIDDEN extern const vow_bridge_ops vow_glib_ops;
+VOW_BRIDGE_HIDDEN extern const vowbridge_ops vowglib_ops;
 
 /* Defined in glib_requests.c (the ops of a request). */
-VOW_BRIDGE_HIDDEN void vow_glib_req_stop(vow_bridge_req *req);
-VOW_BRIDGE_HIDDEN void vow_glib_req_free(vow_bridge_req *req);
+VOW_BRIDGE_HIDDEN void vowglib_req_stop(vowbridge_req *req);
+VOW_BRIDGE_HIDDEN void vowglib_req_free(vowbridge_req *req);
 
 #endif /* VOW_GLIB_BRIDGE_H */

@@ -8,36 +8,36 @@
 
 typedef struct vow_glib_source {
     GSource base;
-    vow_glib_state *st;
+    vowglib_state *st;
 } vow_glib_source;
 
 static void
-queued(vow_bridge *b, bool was_empty)
+queued(vowbridge *b, bool was_empty)
 {
-    vow_glib_state *st = (vow_glib_state *)b;
+    vowglib_state *st = (vowglib_state *)b;
     if (was_empty && !st->gone) g_source_set_ready_time(st->source, 0);
 }
 
 static void
-hold_changed(vow_bridge *b, bool began)
+hold_changed(vowbridge *b, bool began)
 {
-    vow_glib_state *st = (vow_glib_state *)b;
+    vowglib_state *st = (vowglib_state *)b;
     /* Wake a vow_glib_run blocked in the context (from another thread, or a dropped job). */
     if (!began && b->holds == 0 && !st->gone) g_main_context_wakeup(g_source_get_context(st->source));
 }
 
 /* Under the lock, once: the source goes (its notify may run here: the lock is recursive). */
 static void
-closing(vow_bridge *b)
+closing(vowbridge *b)
 {
-    vow_glib_state *st = (vow_glib_state *)b;
+    vowglib_state *st = (vowglib_state *)b;
     if (st->source != NULL && !st->gone) g_source_destroy(st->source);
 }
 
 static void
-free_state(vow_bridge *b)
+free_state(vowbridge *b)
 {
-    vow_glib_state *st = (vow_glib_state *)b;
+    vowglib_state *st = (vowglib_state *)b;
     if (st->source != NULL) g_source_unref(st->source);
     free(st);
 }
@@ -46,8 +46,8 @@ free_state(vow_bridge *b)
 
 /* A timeout GSource armed for the library. */
 typedef struct glib_vow_timer {
-    vow_bridge_timer base; /* first */
-    vow_glib_state *st;
+    vowbridge_timer base; /* first */
+    vowglib_state *st;
     GSource *source;       /* borrowed: the context holds it while attached */
 } glib_vow_timer;
 
@@ -55,7 +55,7 @@ static gboolean
 timer_fired(gpointer data)
 {
     glib_vow_timer *t = data;
-    vow_bridge_timer_fired(&t->st->base, &t->base);
+    vowbridge_timer_fired(&t->st->base, &t->base);
     return G_SOURCE_REMOVE; /* timer_gone frees t */
 }
 
@@ -64,11 +64,11 @@ static void
 timer_gone(gpointer data)
 {
     glib_vow_timer *t = data;
-    vow_glib_state *st = t->st;
+    vowglib_state *st = t->st;
     /* The context went with the timer still armed: its job is dropped. */
-    vow_bridge_timer_gone(&st->base, &t->base);
+    vowbridge_timer_gone(&st->base, &t->base);
     free(t);
-    vow_bridge_release(&st->base); /* the timer's */
+    vowbridge_release(&st->base); /* the timer's */
 }
 
 /* vow_timer_arm (the context's thread): a one-shot timeout source in the context, due in
@@ -76,21 +76,21 @@ timer_gone(gpointer data)
 static void *
 timer_arm(void *ctx, double seconds, vow_job run, void *job)
 {
-    vow_glib_state *st = ctx;
+    vowglib_state *st = ctx;
     glib_vow_timer *t = calloc(1, sizeof *t);
     pthread_mutex_lock(&st->base.lock);
     GMainContext *context = t != NULL && !st->gone ? g_source_get_context(st->source) : NULL;
     pthread_mutex_unlock(&st->base.lock);
     if (context == NULL) {
         free(t);
-        vow_bridge_timer_unarmed(&st->base, run, job);
+        vowbridge_timer_unarmed(&st->base, run, job);
         return NULL;
     }
-    uint64_t ms = vow_bridge_timer_due(seconds, 0.001, UINT64_MAX);
+    uint64_t ms = vowbridge_timer_due(seconds, 0.001, UINT64_MAX);
     t->source = ms <= G_MAXUINT ? g_timeout_source_new((guint)ms) /* over 49 days: whole seconds */
-                                : g_timeout_source_new_seconds((guint)vow_bridge_timer_due(seconds, 1, G_MAXUINT));
+                                : g_timeout_source_new_seconds((guint)vowbridge_timer_due(seconds, 1, G_MAXUINT));
     t->st = st;
-    vow_bridge_timer_armed(&st->base, &t->base, run, job);
+    vowbridge_timer_armed(&st->base, &t->base, run, job);
     g_source_set_name(t->source, "vow timer");
     g_source_set_callback(t->source, timer_fired, t, timer_gone);
     g_source_attach(t->source, context);
@@ -100,7 +100,7 @@ timer_arm(void *ctx, double seconds, vow_job run, void *job)
 
 /* ops->timer_stop (any thread): the source goes; its notify frees t. */
 static void
-timer_stop(vow_bridge_timer *base)
+timer_stop(vowbridge_timer *base)
 {
     g_source_destroy(((glib_vow_timer *)base)->source);
 }
@@ -111,8 +111,8 @@ static gboolean
 dispatch(GSource *source, GSourceFunc callback, gpointer user_data)
 {
     /* GLib holds the callback (and so the state's source reference) while this runs. */
-    vow_glib_state *st = ((vow_glib_source *)source)->st;
-    vow_bridge *b = &st->base;
+    vowglib_state *st = ((vow_glib_source *)source)->st;
+    vowbridge *b = &st->base;
     (void)callback;
     (void)user_data;
     pthread_mutex_lock(&b->lock);
@@ -126,7 +126,7 @@ dispatch(GSource *source, GSourceFunc callback, gpointer user_data)
     b->owner_known = true;
     pthread_mutex_unlock(&b->lock);
 
-    vow_bridge_run_jobs(b, budget);
+    vowbridge_run_jobs(b, budget);
 
     pthread_mutex_lock(&b->lock);
     st->dispatching = false;
@@ -152,33 +152,33 @@ never_called(gpointer data)
 static void
 source_destroyed(gpointer data)
 {
-    vow_glib_state *st = data;
+    vowglib_state *st = data;
     pthread_mutex_lock(&st->base.lock);
     st->gone = true;
     pthread_mutex_unlock(&st->base.lock);
-    vow_bridge_close(&st->base); /* VOW_EALREADY when a close destroyed the source */
-    vow_bridge_release(&st->base);
+    vowbridge_close(&st->base); /* VOW_EALREADY when a close destroyed the source */
+    vowbridge_release(&st->base);
 }
 
 static void
 destroy(void *ctx)
 {
-    vow_glib_state *st = ctx;
-    vow_bridge_close(&st->base);
-    vow_bridge_release(&st->base);
+    vowglib_state *st = ctx;
+    vowbridge_close(&st->base);
+    vowbridge_release(&st->base);
 }
 
 vow_dispatcher *
 vow_glib_dispatcher_new(GMainContext *context)
 {
     if (context == NULL) context = g_main_context_default();
-    vow_glib_state *st = calloc(1, sizeof *st);
+    vowglib_state *st = calloc(1, sizeof *st);
     if (st == NULL) return NULL;
-    if (vow_bridge_init(&st->base, &vow_glib_ops) != 0) {
+    if (vowbridge_init(&st->base, &vowglib_ops) != 0) {
         free(st);
         return NULL;
     }
-    vow_dispatcher *d = vow_dispatcher_new_with_timers(vow_bridge_submit, timer_arm, vow_bridge_timer_cancel, st,
+    vow_dispatcher *d = vow_dispatcher_new_with_timers(vowbridge_submit, timer_arm, vowbridge_timer_cancel, st,
                                                         destroy);
     if (d == NULL) return NULL; /* destroy ran and freed st */
 
@@ -198,22 +198,22 @@ vow_glib_dispatcher_new(GMainContext *context)
 int
 vow_glib_dispatcher_close(vow_dispatcher *d)
 {
-    vow_bridge *b = vow_bridge_of(d, &vow_glib_ops);
-    return b != NULL ? vow_bridge_close(b) : VOW_EINVAL;
+    vowbridge *b = vowbridge_of(d, &vowglib_ops);
+    return b != NULL ? vowbridge_close(b) : VOW_EINVAL;
 }
 
 int
 vow_glib_hold(vow_dispatcher *d, vow_promise *p)
 {
-    return vow_bridge_hold(d, &vow_glib_ops, p);
+    return vowbridge_hold(d, &vowglib_ops, p);
 }
 
 int
 vow_glib_run(vow_dispatcher *d)
 {
-    vow_glib_state *st = (vow_glib_state *)vow_bridge_of(d, &vow_glib_ops);
+    vowglib_state *st = (vowglib_state *)vowbridge_of(d, &vowglib_ops);
     if (st == NULL) return VOW_EINVAL;
-    vow_bridge *b = &st->base;
+    vowbridge *b = &st->base;
     pthread_mutex_lock(&b->lock);
     if (b->closed || b->holds == 0) {
         pthread_mutex_unlock(&b->lock);
@@ -239,8 +239,8 @@ vow_glib_run(vow_dispatcher *d)
         rc = VOW_OK;
     }
     g_main_context_unref(context);
-    vow_bridge_release(b);
+    vowbridge_release(b);
     return rc;
 }
 
-const vow_bridge_ops vow_glib_ops = VOW_BRIDGE_OPS("vow_glib", vow_glib_req_stop, vow_glib_req_free);
+const vowbridge_ops vowglib_ops = VOW_BRIDGE_OPS("vow_glib", vowglib_req_stop, vowglib_req_free);

@@ -3,12 +3,12 @@
  *
  *   uv_dispatcher.c   the dispatcher: its uv_async_t, the queue run on the loop, closing,
  *                     holds, the loop's timers (vow_dispatcher_new_with_timers)
- *   uv_requests.c     a request as libuv sees it (vow_uv_req over vow_bridge_req), its
+ *   uv_requests.c     a request as libuv sees it (vowuv_req over vowbridge_req), its
  *                     errors, stopping it; the plain names of the calls
  *   uv_fs.c           vow_uv_fs_*: open, read, close, stat, fstat, read_file
  *   uv_net_work.c     vow_uv_getaddrinfo, vow_uv_queue_work, vow_uv_timer
  *
- * The state of a dispatcher (vow_uv_state, over vow_bridge; Bridges/common/vow_bridge.h):
+ * The state of a dispatcher (vowuv_state, over vowbridge; Bridges/common/vowbridge.h):
  *
  *   submit (any thread)   queues the job; on the queue's empty -> non-empty edge,
  *                         uv_async_send wakes the loop (under the lock, so never after
@@ -17,7 +17,7 @@
  *   on_async (loop)       runs the jobs queued when it began, one at a time, outside the
  *                         lock; then unreferences the handle if the queue is empty and no
  *                         hold lasts, else wakes itself again.
- *   close (loop)          vow_bridge_close: uv_close()s the handle, drops what is queued,
+ *   close (loop)          vowbridge_close: uv_close()s the handle, drops what is queued,
  *                         cancels the live requests; later submits drop their job at once.
  *   destroy (any thread)  the vow_dispatcher is gone (no job left anywhere): closes the
  *                         handle if nobody did, on the loop thread (at once if it is this
@@ -35,20 +35,20 @@
 #undef VOW_DEBUG_SITES
 #include "vow_uv.h"
 
-#include "../common/vow_bridge.h"
+#include "../common/vowbridge.h"
 
-typedef struct vow_uv_state {
-    vow_bridge base;        /* first: the dispatcher's ctx */
+typedef struct vowuv_state {
+    vowbridge base;        /* first: the dispatcher's ctx */
     uv_async_t async;       /* async.data points back here */
     uv_loop_t *loop;
     bool handle_open;       /* uv_async_init succeeded and the handle was not closed yet */
     bool orphaned;          /* destroy ran off the loop thread: on_async closes the handle */
     bool referenced;        /* the handle is uv_ref'ed (jobs queued, or holds) */
-} vow_uv_state;
+} vowuv_state;
 
 /* A request: the libuv request in flight, and what its steps need. */
-typedef struct vow_uv_req {
-    vow_bridge_req base;     /* first */
+typedef struct vowuv_req {
+    vowbridge_req base;     /* first */
     union {
         uv_req_t req;
         uv_fs_t fs;
@@ -71,23 +71,23 @@ typedef struct vow_uv_req {
     vow_uv_work work;        /* with base.ctx and base.destroy */
     vow_value *value;
     vow_error *error;
-} vow_uv_req;
+} vowuv_req;
 
-VOW_BRIDGE_HIDDEN extern const vow_bridge_ops vow_uv_ops;
+VOW_BRIDGE_HIDDEN extern const vowbridge_ops vowuv_ops;
 
 /* A new request of the public call function on d's loop (live, its cancel handler
    registered) whose first libuv call is step, on the argument that what's format
    describes, with its pending promise in *p_out; NULL if d is not an open dispatcher of
    this bridge or memory ran out. Off the loop's thread: a misuse line, then as usual. */
-VOW_BRIDGE_HIDDEN vow_uv_req *vow_uv_req_new(vow_dispatcher *d, vow_promise **p_out, const char *site_file,
+VOW_BRIDGE_HIDDEN vowuv_req *vowuv_req_new(vow_dispatcher *d, vow_promise **p_out, const char *site_file,
                                              int site_line, const char *function, const char *step,
                                              const char *what, ...) VOW_BRIDGE_PRINTF(7, 8);
 /* The uv error for status, naming the step and its argument:
    uv_fs_open("/etc/shadow"): permission denied. */
-VOW_BRIDGE_HIDDEN vow_error *vow_uv_error(const vow_uv_req *req, int status);
-/* Rejects req's promise with vow_uv_error(req, status). */
-VOW_BRIDGE_HIDDEN void vow_uv_reject(vow_uv_req *req, int status);
+VOW_BRIDGE_HIDDEN vow_error *vowuv_error(const vowuv_req *req, int status);
+/* Rejects req's promise with vowuv_error(req, status). */
+VOW_BRIDGE_HIDDEN void vowuv_reject(vowuv_req *req, int status);
 /* libuv refused the request at once (rc < 0): rejects and finishes; returns p. */
-VOW_BRIDGE_HIDDEN vow_promise *vow_uv_refused(vow_uv_req *req, vow_promise *p, int rc);
+VOW_BRIDGE_HIDDEN vow_promise *vowuv_refused(vowuv_req *req, vow_promise *p, int rc);
 
 #endif /* VOW_UV_BRIDGE_H */

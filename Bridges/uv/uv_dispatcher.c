@@ -11,12 +11,12 @@
 static void
 on_close(uv_handle_t *handle)
 {
-    vow_bridge_release(handle->data);
+    vowbridge_release(handle->data);
 }
 
 /* Loop thread, under the lock, handle open: references the handle or lets it go. */
 static void
-set_referenced(vow_uv_state *st, bool wanted)
+set_referenced(vowuv_state *st, bool wanted)
 {
     if (wanted == st->referenced) return;
     if (wanted) {
@@ -29,23 +29,23 @@ set_referenced(vow_uv_state *st, bool wanted)
 
 /* Under the lock: whether this thread is the loop's (as last seen). */
 static bool
-on_loop_thread(vow_uv_state *st)
+on_loop_thread(vowuv_state *st)
 {
     return pthread_equal(pthread_self(), st->base.owner);
 }
 
 static void
-queued(vow_bridge *b, bool was_empty)
+queued(vowbridge *b, bool was_empty)
 {
-    vow_uv_state *st = (vow_uv_state *)b;
+    vowuv_state *st = (vowuv_state *)b;
     if (was_empty) uv_async_send(&st->async);
     if (on_loop_thread(st)) set_referenced(st, true);
 }
 
 static void
-hold_changed(vow_bridge *b, bool began)
+hold_changed(vowbridge *b, bool began)
 {
-    vow_uv_state *st = (vow_uv_state *)b;
+    vowuv_state *st = (vowuv_state *)b;
     if (on_loop_thread(st)) {
         set_referenced(st, began || b->queue.count > 0 || b->holds > 0);
     } else if (began || (b->holds == 0 && b->queue.count == 0)) {
@@ -53,11 +53,11 @@ hold_changed(vow_bridge *b, bool began)
     }
 }
 
-/* Under the lock (vow_bridge_close, on the loop thread): the handle starts closing. */
+/* Under the lock (vowbridge_close, on the loop thread): the handle starts closing. */
 static void
-closing(vow_bridge *b)
+closing(vowbridge *b)
 {
-    vow_uv_state *st = (vow_uv_state *)b;
+    vowuv_state *st = (vowuv_state *)b;
     b->owner = pthread_self();
     if (!st->handle_open) return;
     st->handle_open = false;
@@ -65,7 +65,7 @@ closing(vow_bridge *b)
 }
 
 static void
-free_state(vow_bridge *b)
+free_state(vowbridge *b)
 {
     free(b);
 }
@@ -74,23 +74,23 @@ free_state(vow_bridge *b)
 
 /* A uv_timer_t armed for the library. */
 typedef struct uv_vow_timer {
-    vow_bridge_timer base; /* first */
+    vowbridge_timer base; /* first */
     uv_timer_t handle;     /* handle.data: the state */
 } uv_vow_timer;
 
 static void
 timer_closed(uv_handle_t *handle)
 {
-    vow_uv_state *st = handle->data;
+    vowuv_state *st = handle->data;
     free((char *)handle - offsetof(uv_vow_timer, handle));
-    vow_bridge_release(&st->base); /* the timer's */
+    vowbridge_release(&st->base); /* the timer's */
 }
 
 static void
 timer_fired(uv_timer_t *handle)
 {
     uv_vow_timer *t = (uv_vow_timer *)((char *)handle - offsetof(uv_vow_timer, handle));
-    vow_bridge_timer_fired(handle->data, &t->base);
+    vowbridge_timer_fired(handle->data, &t->base);
     uv_close((uv_handle_t *)handle, timer_closed);
 }
 
@@ -100,23 +100,23 @@ timer_fired(uv_timer_t *handle)
 static void *
 timer_arm(void *ctx, double seconds, vow_job run, void *job)
 {
-    vow_uv_state *st = ctx;
+    vowuv_state *st = ctx;
     uv_vow_timer *t = calloc(1, sizeof *t);
     if (t == NULL) {
-        vow_bridge_timer_unarmed(&st->base, run, job);
+        vowbridge_timer_unarmed(&st->base, run, job);
         return NULL;
     }
     uv_timer_init(st->loop, &t->handle);
     t->handle.data = st;
-    vow_bridge_timer_armed(&st->base, &t->base, run, job);
+    vowbridge_timer_armed(&st->base, &t->base, run, job);
     uv_update_time(st->loop); /* counts from now, not from the loop's cached time */
-    uv_timer_start(&t->handle, timer_fired, vow_bridge_timer_due(seconds, 0.001, UINT64_MAX), 0);
+    uv_timer_start(&t->handle, timer_fired, vowbridge_timer_due(seconds, 0.001, UINT64_MAX), 0);
     return t;
 }
 
 /* ops->timer_stop (loop thread): the timer will not fire; its close callback frees it. */
 static void
-timer_stop(vow_bridge_timer *base)
+timer_stop(vowbridge_timer *base)
 {
     uv_vow_timer *t = (uv_vow_timer *)base;
     uv_timer_stop(&t->handle);
@@ -128,19 +128,19 @@ timer_stop(vow_bridge_timer *base)
 static void
 on_async(uv_async_t *handle)
 {
-    vow_uv_state *st = handle->data;
-    vow_bridge *b = &st->base;
+    vowuv_state *st = handle->data;
+    vowbridge *b = &st->base;
     pthread_mutex_lock(&b->lock);
     b->owner = pthread_self();
     bool orphaned = st->orphaned;
     size_t budget = b->queue.count;
     pthread_mutex_unlock(&b->lock);
     if (orphaned) {
-        vow_bridge_close(b);
+        vowbridge_close(b);
         return;
     }
 
-    vow_bridge_run_jobs(b, budget);
+    vowbridge_run_jobs(b, budget);
 
     /* The state is still alive: the handle's reference goes only in its close callback,
        which runs in a later phase of the loop. */
@@ -156,8 +156,8 @@ on_async(uv_async_t *handle)
 static void
 destroy(void *ctx)
 {
-    vow_uv_state *st = ctx;
-    vow_bridge *b = &st->base;
+    vowuv_state *st = ctx;
+    vowbridge *b = &st->base;
     bool close_now = false;
     pthread_mutex_lock(&b->lock);
     if (st->handle_open && !b->closed) {
@@ -169,24 +169,24 @@ destroy(void *ctx)
         }
     }
     pthread_mutex_unlock(&b->lock);
-    if (close_now) vow_bridge_close(b);
-    vow_bridge_release(b);
+    if (close_now) vowbridge_close(b);
+    vowbridge_release(b);
 }
 
 vow_dispatcher *
 vow_uv_dispatcher_new(uv_loop_t *loop)
 {
     if (loop == NULL) return NULL;
-    vow_uv_state *st = calloc(1, sizeof *st);
+    vowuv_state *st = calloc(1, sizeof *st);
     if (st == NULL) return NULL;
-    if (vow_bridge_init(&st->base, &vow_uv_ops) != 0) {
+    if (vowbridge_init(&st->base, &vowuv_ops) != 0) {
         free(st);
         return NULL;
     }
     st->base.owner = pthread_self();
     st->base.owner_known = true;
     st->loop = loop;
-    vow_dispatcher *d = vow_dispatcher_new_with_timers(vow_bridge_submit, timer_arm, vow_bridge_timer_cancel, st,
+    vow_dispatcher *d = vow_dispatcher_new_with_timers(vowbridge_submit, timer_arm, vowbridge_timer_cancel, st,
                                                         destroy);
     if (d == NULL) return NULL; /* destroy ran and freed st */
     if (uv_async_init(loop, &st->async, on_async) != 0) {
@@ -205,20 +205,20 @@ vow_uv_dispatcher_new(uv_loop_t *loop)
 int
 vow_uv_dispatcher_close(vow_dispatcher *d)
 {
-    vow_bridge *b = vow_bridge_of(d, &vow_uv_ops);
+    vowbridge *b = vowbridge_of(d, &vowuv_ops);
     if (b == NULL) return VOW_EINVAL;
-    vow_bridge_check_thread(b, "vow_uv_dispatcher_close"); /* uv_close: the loop's thread only */
-    return vow_bridge_close(b);
+    vowbridge_check_thread(b, "vow_uv_dispatcher_close"); /* uv_close: the loop's thread only */
+    return vowbridge_close(b);
 }
 
 int
 vow_uv_hold(vow_dispatcher *d, vow_promise *p)
 {
-    return vow_bridge_hold(d, &vow_uv_ops, p);
+    return vowbridge_hold(d, &vowuv_ops, p);
 }
 
 /* Defined in uv_requests.c. */
-void vow_uv_req_stop(vow_bridge_req *req);
-void vow_uv_req_free(vow_bridge_req *req);
+void vowuv_req_stop(vowbridge_req *req);
+void vowuv_req_free(vowbridge_req *req);
 
-const vow_bridge_ops vow_uv_ops = VOW_BRIDGE_OPS("vow_uv", vow_uv_req_stop, vow_uv_req_free);
+const vowbridge_ops vowuv_ops = VOW_BRIDGE_OPS("vow_uv", vowuv_req_stop, vowuv_req_free);

@@ -30,13 +30,13 @@ stat_value(const uv_stat_t *statbuf)
 /* Fulfils req's promise with v (released); a NULL v (memory ran out making it) rejects
    with UV_ENOMEM. False if the promise was settled already (cancelled). */
 static bool
-fulfil(vow_uv_req *req, vow_value *v)
+fulfil(vowuv_req *req, vow_value *v)
 {
     if (v == NULL) {
-        vow_uv_reject(req, UV_ENOMEM);
+        vowuv_reject(req, UV_ENOMEM);
         return false;
     }
-    return vow_bridge_fulfil(req->base.resolver, v);
+    return vowbridge_fulfil(req->base.resolver, v);
 }
 
 /* Closes file now, on this thread (the rare path: a file opened for a cancelled promise). */
@@ -52,10 +52,10 @@ close_now(uv_loop_t *loop, uv_file file)
 static void
 on_fs(uv_fs_t *fs)
 {
-    vow_uv_req *req = fs->data;
+    vowuv_req *req = fs->data;
     ssize_t result = fs->result;
     if (result < 0) {
-        vow_uv_reject(req, (int)result);
+        vowuv_reject(req, (int)result);
     } else {
         switch (fs->fs_type) {
         case UV_FS_OPEN:
@@ -74,7 +74,7 @@ on_fs(uv_fs_t *fs)
         }
     }
     uv_fs_req_cleanup(fs);
-    vow_bridge_req_finish(&req->base);
+    vowbridge_req_finish(&req->base);
 }
 
 /* One fs request whose callback is on_fs: open (path, flags, mode), stat (path), fstat
@@ -88,9 +88,9 @@ single_fs(vow_dispatcher *d, const char *site_file, int site_line, uv_fs_type ty
     char function[32];
     snprintf(function, sizeof function, "vow_%s", steps[type]); /* vow_uv_fs_open, ... */
     vow_promise *p;
-    vow_uv_req *req = path != NULL
-        ? vow_uv_req_new(d, &p, site_file, site_line, function, steps[type], "\"%s\"", path)
-        : vow_uv_req_new(d, &p, site_file, site_line, function, steps[type], "file %d", (int)file);
+    vowuv_req *req = path != NULL
+        ? vowuv_req_new(d, &p, site_file, site_line, function, steps[type], "\"%s\"", path)
+        : vowuv_req_new(d, &p, site_file, site_line, function, steps[type], "file %d", (int)file);
     if (req == NULL) return NULL;
     int rc;
     switch (type) {
@@ -102,7 +102,7 @@ single_fs(vow_dispatcher *d, const char *site_file, int site_line, uv_fs_type ty
         rc = uv_fs_close(req->loop, &req->u.fs, file, on_fs);
         break;
     }
-    return rc < 0 ? vow_uv_refused(req, p, rc) : p;
+    return rc < 0 ? vowuv_refused(req, p, rc) : p;
 }
 
 vow_promise *
@@ -138,18 +138,18 @@ vow_uv_fs_close_site(const char *site_file, int site_line, vow_dispatcher *d, uv
 static void
 read_sized(uv_fs_t *fs)
 {
-    vow_uv_req *req = fs->data;
+    vowuv_req *req = fs->data;
     ssize_t result = fs->result;
     bool regular = result == 0 && S_ISREG(fs->statbuf.st_mode);
     uint64_t size = fs->statbuf.st_size;
     uv_fs_req_cleanup(fs);
     if (result < 0) {
-        vow_uv_reject(req, (int)result);
-        vow_bridge_req_finish(&req->base);
+        vowuv_reject(req, (int)result);
+        vowbridge_req_finish(&req->base);
         return;
     }
     if (vow_resolver_is_used(req->base.resolver)) { /* cancelled meanwhile */
-        vow_bridge_req_finish(&req->base);
+        vowbridge_req_finish(&req->base);
         return;
     }
     /* A regular file: what lies between the position and its end, as fstat saw it. */
@@ -163,21 +163,21 @@ read_sized(uv_fs_t *fs)
     }
     if (cap == 0) {
         fulfil(req, vow_value_bytes(NULL, 0));
-        vow_bridge_req_finish(&req->base);
+        vowbridge_req_finish(&req->base);
         return;
     }
     req->step = "uv_fs_read";
     req->buf = malloc(cap);
     if (req->buf == NULL) {
-        vow_uv_reject(req, UV_ENOMEM);
-        vow_bridge_req_finish(&req->base);
+        vowuv_reject(req, UV_ENOMEM);
+        vowbridge_req_finish(&req->base);
         return;
     }
     uv_buf_t buf = uv_buf_init(req->buf, (unsigned int)(cap > UINT32_MAX ? UINT32_MAX : cap));
     int rc = uv_fs_read(req->loop, &req->u.fs, req->file, &buf, 1, req->offset, on_fs);
     if (rc < 0) {
-        vow_uv_reject(req, rc);
-        vow_bridge_req_finish(&req->base);
+        vowuv_reject(req, rc);
+        vowbridge_req_finish(&req->base);
     }
 }
 
@@ -185,20 +185,20 @@ vow_promise *
 vow_uv_fs_read_site(const char *site_file, int site_line, vow_dispatcher *d, uv_file file, size_t length, int64_t offset)
 {
     vow_promise *p;
-    vow_uv_req *req = vow_uv_req_new(d, &p, site_file, site_line, "vow_uv_fs_read", "uv_fs_fstat", "file %d",
+    vowuv_req *req = vowuv_req_new(d, &p, site_file, site_line, "vow_uv_fs_read", "uv_fs_fstat", "file %d",
                                      (int)file);
     if (req == NULL) return NULL;
     if (offset < -1) {
-        vow_error *e = vow_bridge_error("uv", UV_EINVAL,
+        vow_error *e = vowbridge_error("uv", UV_EINVAL,
                                         "vow_uv_fs_read(file %d): offset %lld is not a position (-1 reads at the "
                                         "file's current position)", (int)file, (long long)offset);
-        return vow_bridge_req_refused(&req->base, p, e);
+        return vowbridge_req_refused(&req->base, p, e);
     }
     req->file = file;
     req->offset = offset;
     req->max = length;
     int rc = uv_fs_fstat(req->loop, &req->u.fs, file, read_sized);
-    return rc < 0 ? vow_uv_refused(req, p, rc) : p;
+    return rc < 0 ? vowuv_refused(req, p, rc) : p;
 }
 
 /* ---- read_file: open, fstat, read to the end, close, one step at a time ----------------- */
@@ -207,7 +207,7 @@ static void read_file_step(uv_fs_t *fs);
 
 /* Records the first failure (status < 0) and the step it came from. */
 static void
-read_file_failed(vow_uv_req *req, const char *step, int status)
+read_file_failed(vowuv_req *req, const char *step, int status)
 {
     if (status >= 0 || req->status < 0) return;
     req->status = status;
@@ -216,7 +216,7 @@ read_file_failed(vow_uv_req *req, const char *step, int status)
 
 /* Starts closing the file (or settles at once if none is open). */
 static void
-read_file_close(vow_uv_req *req)
+read_file_close(vowuv_req *req)
 {
     if (req->file >= 0) {
         req->closing = true;
@@ -227,16 +227,16 @@ read_file_close(vow_uv_req *req)
     }
     /* Nothing open: settle now. */
     if (req->status < 0) {
-        vow_uv_reject(req, req->status);
+        vowuv_reject(req, req->status);
     } else {
         fulfil(req, vow_value_bytes(req->buf, req->len));
     }
-    vow_bridge_req_finish(&req->base);
+    vowbridge_req_finish(&req->base);
 }
 
 /* Reads the next piece into the buffer, growing it (up to max_bytes + 1, to see the end). */
 static void
-read_file_next(vow_uv_req *req)
+read_file_next(vowuv_req *req)
 {
     if (req->len == req->cap) {
         if (req->cap > req->max) {
@@ -277,7 +277,7 @@ fs_step_name(uv_fs_type type)
 static void
 read_file_step(uv_fs_t *fs)
 {
-    vow_uv_req *req = fs->data;
+    vowuv_req *req = fs->data;
     ssize_t result = fs->result;
     uv_fs_type type = fs->fs_type;
     uint64_t size = fs->statbuf.st_size;
@@ -338,9 +338,9 @@ vow_uv_fs_read_file_site(const char *site_file, int site_line, vow_dispatcher *d
 {
     if (path == NULL) return NULL;
     vow_promise *p;
-    vow_uv_req *req = vow_uv_req_new(d, &p, site_file, site_line, "vow_uv_fs_read_file", "uv_fs_open", "\"%s\"", path);
+    vowuv_req *req = vowuv_req_new(d, &p, site_file, site_line, "vow_uv_fs_read_file", "uv_fs_open", "\"%s\"", path);
     if (req == NULL) return NULL;
     req->max = max_bytes < SIZE_MAX ? max_bytes : SIZE_MAX - 1; /* the buffer holds max + 1 */
     int rc = uv_fs_open(req->loop, &req->u.fs, path, O_RDONLY, 0, read_file_step);
-    return rc < 0 ? vow_uv_refused(req, p, rc) : p;
+    return rc < 0 ? vowuv_refused(req, p, rc) : p;
 }

@@ -29,21 +29,21 @@ quoted(char *out, size_t size, const char *text)
 static void
 on_getaddrinfo(uv_getaddrinfo_t *gai, int status, struct addrinfo *res)
 {
-    vow_uv_req *req = gai->data;
+    vowuv_req *req = gai->data;
     if (status < 0) {
-        vow_uv_reject(req, status);
+        vowuv_reject(req, status);
         uv_freeaddrinfo(res); /* NULL, or a list libuv still handed over */
     } else {
         /* Cancelled meanwhile: the value is released at once, which frees the list. */
         vow_value *v = vow_value_pointer(res, free_addrinfo);
         if (v == NULL) {
             uv_freeaddrinfo(res);
-            vow_uv_reject(req, UV_ENOMEM);
+            vowuv_reject(req, UV_ENOMEM);
         } else {
-            vow_bridge_fulfil(req->base.resolver, v);
+            vowbridge_fulfil(req->base.resolver, v);
         }
     }
-    vow_bridge_req_finish(&req->base);
+    vowbridge_req_finish(&req->base);
 }
 
 vow_promise *
@@ -54,10 +54,10 @@ vow_uv_getaddrinfo_site(const char *site_file, int site_line, vow_dispatcher *d,
     char node_text[128], service_text[64];
     quoted(node_text, sizeof node_text, node);
     quoted(service_text, sizeof service_text, service);
-    vow_uv_req *req = vow_uv_req_new(d, &p, site_file, site_line, "vow_uv_getaddrinfo", "uv_getaddrinfo", "%s, %s", node_text, service_text);
+    vowuv_req *req = vowuv_req_new(d, &p, site_file, site_line, "vow_uv_getaddrinfo", "uv_getaddrinfo", "%s, %s", node_text, service_text);
     if (req == NULL) return NULL;
     int rc = uv_getaddrinfo(req->loop, &req->u.getaddrinfo, on_getaddrinfo, node, service, hints);
-    return rc < 0 ? vow_uv_refused(req, p, rc) : p;
+    return rc < 0 ? vowuv_refused(req, p, rc) : p;
 }
 
 /* ---- queue_work ------------------------------------------------------------------------ */
@@ -65,24 +65,24 @@ vow_uv_getaddrinfo_site(const char *site_file, int site_line, vow_dispatcher *d,
 static void
 work(uv_work_t *w)
 {
-    vow_uv_req *req = w->data;
+    vowuv_req *req = w->data;
     req->value = req->work(req->base.ctx, &req->error);
 }
 
 static void
 after_work(uv_work_t *w, int status)
 {
-    vow_uv_req *req = w->data;
+    vowuv_req *req = w->data;
     if (status < 0) {
-        vow_uv_reject(req, status); /* UV_ECANCELED: cancelled before it ran */
+        vowuv_reject(req, status); /* UV_ECANCELED: cancelled before it ran */
     } else if (req->error != NULL) {
         vow_resolver_reject(req->base.resolver, req->error);
     } else {
-        vow_bridge_fulfil(req->base.resolver, vow_value_retain(req->value));
+        vowbridge_fulfil(req->base.resolver, vow_value_retain(req->value));
     }
     /* destroy(ctx) runs in finish; what the work made is released with the request
-       (vow_uv_req_free). */
-    vow_bridge_req_finish(&req->base);
+       (vowuv_req_free). */
+    vowbridge_req_finish(&req->base);
 }
 
 vow_promise *
@@ -90,13 +90,13 @@ vow_uv_queue_work_site(const char *site_file, int site_line, vow_dispatcher *d, 
                        void (*destroy)(void *ctx))
 {
     vow_promise *p;
-    vow_uv_req *req = fn != NULL ? vow_uv_req_new(d, &p, site_file, site_line, "vow_uv_queue_work", "uv_queue_work", "%s", "") : NULL;
-    if (req == NULL) return vow_bridge_no_request(ctx, destroy);
+    vowuv_req *req = fn != NULL ? vowuv_req_new(d, &p, site_file, site_line, "vow_uv_queue_work", "uv_queue_work", "%s", "") : NULL;
+    if (req == NULL) return vowbridge_no_request(ctx, destroy);
     req->work = fn;
     req->base.ctx = ctx;
     req->base.destroy = destroy; /* runs in finish, also when libuv refuses */
     int rc = uv_queue_work(req->loop, &req->u.work, work, after_work);
-    return rc < 0 ? vow_uv_refused(req, p, rc) : p;
+    return rc < 0 ? vowuv_refused(req, p, rc) : p;
 }
 
 /* ---- timer ----------------------------------------------------------------------------- */
@@ -104,16 +104,16 @@ vow_uv_queue_work_site(const char *site_file, int site_line, vow_dispatcher *d, 
 static void
 on_timer(uv_timer_t *timer)
 {
-    vow_uv_req *req = timer->data;
-    vow_bridge_fulfil(req->base.resolver, vow_value_null());
-    vow_bridge_req_stop(&req->base); /* closes the timer; its close callback finishes */
+    vowuv_req *req = timer->data;
+    vowbridge_fulfil(req->base.resolver, vow_value_null());
+    vowbridge_req_stop(&req->base); /* closes the timer; its close callback finishes */
 }
 
 vow_promise *
 vow_uv_timer_site(const char *site_file, int site_line, vow_dispatcher *d, uint64_t timeout_ms)
 {
     vow_promise *p;
-    vow_uv_req *req = vow_uv_req_new(d, &p, site_file, site_line, "vow_uv_timer", "uv_timer_start", "%llu ms",
+    vowuv_req *req = vowuv_req_new(d, &p, site_file, site_line, "vow_uv_timer", "uv_timer_start", "%llu ms",
                                      (unsigned long long)timeout_ms);
     if (req == NULL) return NULL;
     req->is_timer = true;

@@ -1,10 +1,10 @@
 /*
- * vow_bridge.c: what the event-loop bridges share (vow_bridge.h): the state's queue,
+ * vowbridge.c: what the event-loop bridges share (vowbridge.h): the state's queue,
  * references and closing, holds, and the protocol of a request.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700 /* PTHREAD_MUTEX_RECURSIVE */
-#include "vow_bridge.h"
+#include "vowbridge.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,11 +15,11 @@
 
 /* Appends; false (and nothing changed) when memory runs out. */
 static bool
-queue_push(vow_bridge_queue *q, vow_job run, void *job)
+queue_push(vowbridge_queue *q, vow_job run, void *job)
 {
     if (q->count == q->capacity) {
         size_t capacity = q->capacity ? 2 * q->capacity : 16;
-        vow_bridge_item *grown = malloc(capacity * sizeof *grown);
+        vowbridge_item *grown = malloc(capacity * sizeof *grown);
         if (grown == NULL) return false;
         for (size_t i = 0; i < q->count; i++) grown[i] = q->items[(q->head + i) % q->capacity];
         free(q->items);
@@ -27,14 +27,14 @@ queue_push(vow_bridge_queue *q, vow_job run, void *job)
         q->head = 0;
         q->capacity = capacity;
     }
-    q->items[(q->head + q->count) % q->capacity] = (vow_bridge_item){run, job};
+    q->items[(q->head + q->count) % q->capacity] = (vowbridge_item){run, job};
     q->count++;
     return true;
 }
 
 /* Removes the oldest item into *out; false if empty. */
 static bool
-queue_pop(vow_bridge_queue *q, vow_bridge_item *out)
+queue_pop(vowbridge_queue *q, vowbridge_item *out)
 {
     if (q->count == 0) return false;
     *out = q->items[q->head];
@@ -45,9 +45,9 @@ queue_pop(vow_bridge_queue *q, vow_bridge_item *out)
 
 /* Drops every item of q, oldest first, and frees its storage. */
 static void
-queue_drop_all(vow_bridge_queue *q)
+queue_drop_all(vowbridge_queue *q)
 {
-    vow_bridge_item item;
+    vowbridge_item item;
     while (queue_pop(q, &item)) vow_job_drop(item.job);
     free(q->items);
     memset(q, 0, sizeof *q);
@@ -56,7 +56,7 @@ queue_drop_all(vow_bridge_queue *q)
 /* ---- the state ------------------------------------------------------------------------- */
 
 int
-vow_bridge_init(vow_bridge *b, const vow_bridge_ops *ops)
+vowbridge_init(vowbridge *b, const vowbridge_ops *ops)
 {
     pthread_mutexattr_t recursive;
     pthread_mutexattr_init(&recursive);
@@ -69,16 +69,16 @@ vow_bridge_init(vow_bridge *b, const vow_bridge_ops *ops)
     return 0;
 }
 
-vow_bridge *
-vow_bridge_of(vow_dispatcher *d, const vow_bridge_ops *ops)
+vowbridge *
+vowbridge_of(vow_dispatcher *d, const vowbridge_ops *ops)
 {
     if (d == NULL) return NULL;
-    vow_bridge *b = vow_dispatcher_context(d);
+    vowbridge *b = vow_dispatcher_context(d);
     return b != NULL && b->ops == ops ? b : NULL;
 }
 
 void
-vow_bridge_retain(vow_bridge *b)
+vowbridge_retain(vowbridge *b)
 {
     pthread_mutex_lock(&b->lock);
     b->refs++;
@@ -86,7 +86,7 @@ vow_bridge_retain(vow_bridge *b)
 }
 
 void
-vow_bridge_release(vow_bridge *b)
+vowbridge_release(vowbridge *b)
 {
     pthread_mutex_lock(&b->lock);
     bool last = --b->refs == 0;
@@ -98,9 +98,9 @@ vow_bridge_release(vow_bridge *b)
 }
 
 void
-vow_bridge_submit(void *ctx, vow_job run, void *job)
+vowbridge_submit(void *ctx, vow_job run, void *job)
 {
-    vow_bridge *b = ctx;
+    vowbridge *b = ctx;
     pthread_mutex_lock(&b->lock);
     bool was_empty = b->queue.count == 0;
     if (b->closed || !queue_push(&b->queue, run, job)) {
@@ -113,11 +113,11 @@ vow_bridge_submit(void *ctx, vow_job run, void *job)
 }
 
 void
-vow_bridge_run_jobs(vow_bridge *b, size_t budget)
+vowbridge_run_jobs(vowbridge *b, size_t budget)
 {
     /* One job at a time, so that a job that closes the dispatcher stops the rest. */
     while (budget-- > 0) {
-        vow_bridge_item item;
+        vowbridge_item item;
         pthread_mutex_lock(&b->lock);
         bool got = !b->closed && queue_pop(&b->queue, &item);
         pthread_mutex_unlock(&b->lock);
@@ -126,13 +126,13 @@ vow_bridge_run_jobs(vow_bridge *b, size_t budget)
     }
 }
 
-static void vow_bridge_cancel_live(vow_bridge *b);
-static void vow_bridge_drop_timers(vow_bridge *b);
+static void vowbridge_cancel_live(vowbridge *b);
+static void vowbridge_drop_timers(vowbridge *b);
 
 int
-vow_bridge_close(vow_bridge *b)
+vowbridge_close(vowbridge *b)
 {
-    vow_bridge_queue queued;
+    vowbridge_queue queued;
     pthread_mutex_lock(&b->lock);
     if (b->closed) {
         pthread_mutex_unlock(&b->lock);
@@ -145,13 +145,13 @@ vow_bridge_close(vow_bridge *b)
     pthread_mutex_unlock(&b->lock);
     /* Dropping cancels promises, which may submit more to the dispatcher: those find it closed. */
     queue_drop_all(&queued);
-    vow_bridge_cancel_live(b);
-    vow_bridge_drop_timers(b);
+    vowbridge_cancel_live(b);
+    vowbridge_drop_timers(b);
     return VOW_OK;
 }
 
 void
-vow_bridge_note_owner(vow_bridge *b)
+vowbridge_note_owner(vowbridge *b)
 {
     pthread_mutex_lock(&b->lock);
     b->owner = pthread_self();
@@ -160,7 +160,7 @@ vow_bridge_note_owner(vow_bridge *b)
 }
 
 bool
-vow_bridge_on_owner(vow_bridge *b)
+vowbridge_on_owner(vowbridge *b)
 {
     pthread_mutex_lock(&b->lock);
     bool on = !b->owner_known || pthread_equal(b->owner, pthread_self());
@@ -169,9 +169,9 @@ vow_bridge_on_owner(vow_bridge *b)
 }
 
 void
-vow_bridge_check_thread(vow_bridge *b, const char *function)
+vowbridge_check_thread(vowbridge *b, const char *function)
 {
-    if (vow_bridge_on_owner(b)) return;
+    if (vowbridge_on_owner(b)) return;
     vow_report_misuse(function, "called off the loop's thread (the loop's own calls must be made on the thread "
                                 "that runs it: reach it with the _on forms, e.g. vow_then_on(d, ...), "
                                 "vow_when_limited_on(d, ...))");
@@ -180,7 +180,7 @@ vow_bridge_check_thread(vow_bridge *b, const char *function)
 /* ---- the loop's timers ----------------------------------------------------------------- */
 
 void
-vow_bridge_timer_armed(vow_bridge *b, vow_bridge_timer *t, vow_job run, void *job)
+vowbridge_timer_armed(vowbridge *b, vowbridge_timer *t, vow_job run, void *job)
 {
     t->run = run;
     t->job = job;
@@ -195,7 +195,7 @@ vow_bridge_timer_armed(vow_bridge *b, vow_bridge_timer *t, vow_job run, void *jo
 /* Under the lock: takes t off the armed list, if it is still on it (not fired, cancelled
    or dropped). */
 static bool
-timer_take_locked(vow_bridge *b, vow_bridge_timer *t)
+timer_take_locked(vowbridge *b, vowbridge_timer *t)
 {
     if (t == NULL || t->done) return false;
     t->done = true;
@@ -207,8 +207,8 @@ timer_take_locked(vow_bridge *b, vow_bridge_timer *t)
 
 /* Takes t (or, for NULL t, the first armed timer) off the armed list; NULL if there was
    none to take. */
-static vow_bridge_timer *
-timer_take(vow_bridge *b, vow_bridge_timer *t)
+static vowbridge_timer *
+timer_take(vowbridge *b, vowbridge_timer *t)
 {
     pthread_mutex_lock(&b->lock);
     if (t == NULL) t = b->armed;
@@ -219,7 +219,7 @@ timer_take(vow_bridge *b, vow_bridge_timer *t)
 
 /* t, taken: the loop stops it, the library's job is dropped. */
 static void
-timer_stop_and_drop(vow_bridge *b, vow_bridge_timer *t)
+timer_stop_and_drop(vowbridge *b, vowbridge_timer *t)
 {
     void *job = t->job;
     b->ops->timer_stop(t); /* may free t */
@@ -233,34 +233,34 @@ drop_job(void *job)
 }
 
 void
-vow_bridge_timer_unarmed(vow_bridge *b, vow_job run, void *job)
+vowbridge_timer_unarmed(vowbridge *b, vow_job run, void *job)
 {
     (void)run;
-    vow_bridge_submit(b, drop_job, job);
+    vowbridge_submit(b, drop_job, job);
 }
 
 void
-vow_bridge_timer_fired(vow_bridge *b, vow_bridge_timer *t)
+vowbridge_timer_fired(vowbridge *b, vowbridge_timer *t)
 {
     if (timer_take(b, t) != NULL) t->run(t->job);
 }
 
 void
-vow_bridge_timer_gone(vow_bridge *b, vow_bridge_timer *t)
+vowbridge_timer_gone(vowbridge *b, vowbridge_timer *t)
 {
     if (timer_take(b, t) != NULL) vow_job_drop(t->job);
 }
 
 void
-vow_bridge_timer_cancel(void *ctx, void *host_timer)
+vowbridge_timer_cancel(void *ctx, void *host_timer)
 {
-    vow_bridge *b = ctx;
-    vow_bridge_timer *t = host_timer; /* NULL: arm made none */
+    vowbridge *b = ctx;
+    vowbridge_timer *t = host_timer; /* NULL: arm made none */
     if (t != NULL && timer_take(b, t) != NULL) timer_stop_and_drop(b, t);
 }
 
 uint64_t
-vow_bridge_timer_due(double seconds, double unit, uint64_t max)
+vowbridge_timer_due(double seconds, double unit, uint64_t max)
 {
     double units = seconds / unit;
     if (!(units < (double)max)) return max;
@@ -271,9 +271,9 @@ vow_bridge_timer_due(double seconds, double unit, uint64_t max)
 /* Closing: the loop will never run the armed timers: each is stopped and its job dropped
    (a vow_after's promise is cancelled). */
 static void
-vow_bridge_drop_timers(vow_bridge *b)
+vowbridge_drop_timers(vowbridge *b)
 {
-    vow_bridge_timer *t;
+    vowbridge_timer *t;
     while ((t = timer_take(b, NULL)) != NULL) timer_stop_and_drop(b, t);
 }
 
@@ -290,19 +290,19 @@ hold_seen(void *ctx)
 static void
 hold_end(void *ctx)
 {
-    vow_bridge *b = ctx;
+    vowbridge *b = ctx;
     pthread_mutex_lock(&b->lock);
     b->holds--;
     if (!b->closed) b->ops->hold_changed(b, false);
     pthread_mutex_unlock(&b->lock);
-    vow_bridge_release(b);
+    vowbridge_release(b);
 }
 
 int
-vow_bridge_hold(vow_dispatcher *d, const vow_bridge_ops *ops, vow_promise *p)
+vowbridge_hold(vow_dispatcher *d, const vowbridge_ops *ops, vow_promise *p)
 {
     if (d == NULL || p == NULL) return VOW_EINVAL;
-    vow_bridge *b = vow_bridge_of(d, ops);
+    vowbridge *b = vowbridge_of(d, ops);
     if (b == NULL) return VOW_EINVAL;
     pthread_mutex_lock(&b->lock);
     if (b->closed) {
@@ -322,29 +322,29 @@ vow_bridge_hold(vow_dispatcher *d, const vow_bridge_ops *ops, vow_promise *p)
 static void
 req_unref(void *ctx)
 {
-    vow_bridge_req *req = ctx;
+    vowbridge_req *req = ctx;
     if (atomic_fetch_sub(&req->refs, 1) != 1) return;
-    vow_bridge *b = req->b;
+    vowbridge *b = req->b;
     b->ops->req_free(req);
     free(req);
-    vow_bridge_release(b);
+    vowbridge_release(b);
 }
 
 /* The cancel handler (in the dispatcher's loop, through vow_resolver_on_cancel_on). */
 static void
 req_cancelled(void *ctx)
 {
-    vow_bridge_req_stop(ctx);
+    vowbridge_req_stop(ctx);
 }
 
-vow_bridge_req *
-vow_bridge_req_new(vow_dispatcher *d, const vow_bridge_ops *ops, size_t size, vow_promise **p_out,
+vowbridge_req *
+vowbridge_req_new(vow_dispatcher *d, const vowbridge_ops *ops, size_t size, vow_promise **p_out,
                    const char *site_file, int site_line)
 {
     *p_out = NULL;
-    vow_bridge *b = vow_bridge_of(d, ops);
+    vowbridge *b = vowbridge_of(d, ops);
     if (b == NULL) return NULL;
-    vow_bridge_req *req = calloc(1, size);
+    vowbridge_req *req = calloc(1, size);
     if (req == NULL) return NULL;
     pthread_mutex_lock(&b->lock);
     if (b->closed) {
@@ -362,9 +362,9 @@ vow_bridge_req_new(vow_dispatcher *d, const vow_bridge_ops *ops, size_t size, vo
 }
 
 void
-vow_bridge_req_start(vow_bridge_req *req)
+vowbridge_req_start(vowbridge_req *req)
 {
-    vow_bridge *b = req->b;
+    vowbridge *b = req->b;
     pthread_mutex_lock(&b->lock);
     bool closed = b->closed;
     if (!closed && !req->done) { /* done: finished already (a GLib source that fired at once) */
@@ -376,15 +376,15 @@ vow_bridge_req_start(vow_bridge_req *req)
     /* The cancel registration's reference goes in its destroy (req_unref). */
     vow_resolver_on_cancel_on(req->resolver, req->d, req_cancelled, req, req_unref);
     if (closed) { /* a close on another thread came first: it could not see req */
-        vow_bridge_reject(req->resolver, vow_error_cancelled());
-        vow_bridge_req_stop(req);
+        vowbridge_reject(req->resolver, vow_error_cancelled());
+        vowbridge_req_stop(req);
     }
 }
 
 void
-vow_bridge_req_finish(vow_bridge_req *req)
+vowbridge_req_finish(vowbridge_req *req)
 {
-    vow_bridge *b = req->b;
+    vowbridge *b = req->b;
     pthread_mutex_lock(&b->lock);
     if (!req->done) {
         req->done = true;
@@ -397,16 +397,16 @@ vow_bridge_req_finish(vow_bridge_req *req)
     req->destroy = NULL;
     if (destroy != NULL) destroy(req->ctx);
     /* Nothing settled it (its source went with a closed dispatcher or a destroyed context). */
-    if (!vow_resolver_is_used(req->resolver)) vow_bridge_reject(req->resolver, vow_error_cancelled());
+    if (!vow_resolver_is_used(req->resolver)) vowbridge_reject(req->resolver, vow_error_cancelled());
     vow_resolver_release(req->resolver);
     req->resolver = NULL;
     req_unref(req);
 }
 
 void
-vow_bridge_req_stop(vow_bridge_req *req)
+vowbridge_req_stop(vowbridge_req *req)
 {
-    vow_bridge *b = req->b;
+    vowbridge *b = req->b;
     pthread_mutex_lock(&b->lock);
     bool stop = !req->stopped && !req->done;
     req->stopped = true;
@@ -415,28 +415,28 @@ vow_bridge_req_stop(vow_bridge_req *req)
 }
 
 vow_promise *
-vow_bridge_no_request(void *ctx, void (*destroy)(void *ctx))
+vowbridge_no_request(void *ctx, void (*destroy)(void *ctx))
 {
     if (destroy != NULL) destroy(ctx);
     return NULL;
 }
 
 vow_promise *
-vow_bridge_req_refused(vow_bridge_req *req, vow_promise *p, vow_error *e)
+vowbridge_req_refused(vowbridge_req *req, vow_promise *p, vow_error *e)
 {
-    vow_bridge_reject(req->resolver, e);
-    vow_bridge_req_finish(req);
+    vowbridge_reject(req->resolver, e);
+    vowbridge_req_finish(req);
     return p;
 }
 
 /* Closing: every live request is cancelled (its promise rejected, then the request stopped). */
 static void
-vow_bridge_cancel_live(vow_bridge *b)
+vowbridge_cancel_live(vowbridge *b)
 {
     for (;;) {
-        vow_bridge_req *req = NULL;
+        vowbridge_req *req = NULL;
         pthread_mutex_lock(&b->lock);
-        for (vow_bridge_req *r = b->live; r != NULL; r = r->next) {
+        for (vowbridge_req *r = b->live; r != NULL; r = r->next) {
             if (!r->stopped) {
                 req = r;
                 atomic_fetch_add(&req->refs, 1); /* close's, while it works on it */
@@ -446,9 +446,9 @@ vow_bridge_cancel_live(vow_bridge *b)
         vow_resolver *resolver = req != NULL ? vow_resolver_retain(req->resolver) : NULL;
         pthread_mutex_unlock(&b->lock);
         if (req == NULL) break;
-        vow_bridge_reject(resolver, vow_error_cancelled());
+        vowbridge_reject(resolver, vow_error_cancelled());
         vow_resolver_release(resolver);
-        vow_bridge_req_stop(req);
+        vowbridge_req_stop(req);
         req_unref(req);
     }
 }
@@ -456,7 +456,7 @@ vow_bridge_cancel_live(vow_bridge *b)
 /* ---- settling -------------------------------------------------------------------------- */
 
 bool
-vow_bridge_fulfil(vow_resolver *r, vow_value *v)
+vowbridge_fulfil(vow_resolver *r, vow_value *v)
 {
     if (v == NULL) v = vow_value_null();
     int rc = vow_resolver_fulfill(r, v);
@@ -465,7 +465,7 @@ vow_bridge_fulfil(vow_resolver *r, vow_value *v)
 }
 
 void
-vow_bridge_reject(vow_resolver *r, vow_error *e)
+vowbridge_reject(vow_resolver *r, vow_error *e)
 {
     if (e == NULL) return; /* out of memory: the request's end cancels the promise */
     vow_resolver_reject(r, e); /* a cancelled promise answers VOW_EALREADY: fine */
@@ -473,7 +473,7 @@ vow_bridge_reject(vow_resolver *r, vow_error *e)
 }
 
 vow_error *
-vow_bridge_error(const char *domain, int code, const char *format, ...)
+vowbridge_error(const char *domain, int code, const char *format, ...)
 {
     char message[512];
     va_list args;
