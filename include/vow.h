@@ -1529,6 +1529,15 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       both files and the fix: Swift code that shares promises with C links
  *       this libvow.so (README, "One engine per process").
  *
+ *   vow: vow_uv_fs_open: called off the loop's thread (...)
+ *   vow: vow_glib_async: another thread owns d's context (...)
+ *   vow: uv_run: returns (nothing keeps the loop alive) while N promises ...
+ *       The loop bridges (vow_uv.h, vow_glib.h), through vow_report_misuse:
+ *       a call that must be made on the loop's thread made on another one
+ *       (any libuv request of vow_uv.h, vow_uv_dispatcher_close); in debug
+ *       mode, a libuv loop that ends with promises pending (vow_uv.h,
+ *       "Forgetting the hold"). The call goes on as documented.
+ *
  * The text after "FN: " is for people; match on the function name if you
  * must. Misuse lines are not errors of the promise machinery: nothing is
  * rejected, and the unhandled-error handler is not called.

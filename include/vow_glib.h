@@ -46,6 +46,10 @@
  *
  * The bridge knows its dispatchers by their context
  * (vow_dispatcher_context), as vow_uv.h says ("Finding the state").
+ * (vow_uv.h's debug-mode line for a loop that ends with promises pending
+ * has no GLib counterpart: a GMainLoop does not end by itself; a program
+ * that forgets vow_glib_hold waits in vow_glib_run for nothing instead of
+ * returning early: vow_glib_run returns at once when nothing is held.)
  */
 #ifndef VOW_GLIB_H
 #define VOW_GLIB_H

@@ -39,6 +39,21 @@
  * thread (see "Keeping the loop alive until a promise settles" below). The
  * requests of this bridge (vow_uv_fs_*, ...) keep it alive as libuv's own do.
  *
+ * Forgetting the hold. In debug mode (vow_debug_set(true), VOW_DEBUG=1,
+ * Swift's VowRuntime.debugMode), when uv_run is about to return because
+ * nothing keeps the loop alive while promises made in debug mode are still
+ * pending, one line says so through the misuse handler: "vow: uv_run:
+ * returns (nothing keeps the loop alive) while 2 promises are still pending
+ * (vow_debug_dump_pending lists them): to run the loop until one settles,
+ * hold it with vow_uv_hold(d, p)". The dispatcher watches the end of the
+ * loop with an unreferenced uv_check_t (it keeps nothing alive and is closed
+ * with the dispatcher's handle): at the check phase of an iteration after
+ * which no active referenced handle and no request is left, it counts the
+ * census (every pending promise of the process made in debug mode, not only
+ * this loop's); once per end of the loop. Off debug mode it costs one branch
+ * per iteration. After uv_run returns, vow_wait(p, 0, NULL, &error) takes a
+ * promise's outcome without waiting (VOW_PENDING if it is not settled).
+ *
  * Time. The dispatcher brings the loop's own timers
  * (vow_dispatcher_new_with_timers): vow_after, vow_timeout, vow_delay and
  * vow_retry's pauses called where d is the default dispatcher

@@ -44,6 +44,9 @@ typedef struct vowuv_state {
     bool handle_open;       /* uv_async_init succeeded and the handle was not closed yet */
     bool orphaned;          /* destroy ran off the loop thread: on_async closes the handle */
     bool referenced;        /* the handle is uv_ref'ed (jobs queued, or holds) */
+    uv_check_t ending;      /* debug mode: says when uv_run ends with promises pending */
+    bool ending_open;       /* `ending` was started and not closed yet */
+    bool ending_said;       /* said for this end of the loop (cleared while the loop is alive) */
 } vowuv_state;
 
 /* A request: the libuv request in flight, and what its steps need. */

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static void
@@ -53,15 +54,49 @@ hold_changed(vowbridge *b, bool began)
     }
 }
 
-/* Under the lock (vowbridge_close, on the loop thread): the handle starts closing. */
+/* Under the lock (vowbridge_close, on the loop thread): the handles start closing. */
 static void
 closing(vowbridge *b)
 {
     vowuv_state *st = (vowuv_state *)b;
     b->owner = pthread_self();
+    if (st->ending_open) {
+        st->ending_open = false;
+        uv_close((uv_handle_t *)&st->ending, on_close);
+    }
     if (!st->handle_open) return;
     st->handle_open = false;
     uv_close((uv_handle_t *)&st->async, on_close); /* its callback runs in a later phase */
+}
+
+/* ---- debug mode: uv_run ends while promises are pending --------------------------------- */
+
+/* The check phase of every loop iteration (an unreferenced uv_check_t): when no active
+   referenced handle and no request is left (the loop's public counts; handles still
+   closing are not counted: their close callbacks run next, and a job they submit would
+   count), uv_run(UV_RUN_DEFAULT) returns after this iteration. In debug mode, if the
+   census then holds pending promises, one line says so and names the fix, once per end of
+   the loop (the loop must have been alive again before it is said again). */
+static void
+on_check(uv_check_t *check)
+{
+    vowuv_state *st = check->data;
+    if (check->loop->active_handles > 0 || check->loop->active_reqs.count > 0) {
+        st->ending_said = false;
+        return;
+    }
+    if (st->ending_said || !vow_debug_enabled()) return;
+    st->ending_said = true;
+    FILE *sink = fopen("/dev/null", "w"); /* the census, counted */
+    size_t pending = sink != NULL ? vow_debug_dump_pending(sink) : 0;
+    if (sink != NULL) fclose(sink);
+    if (pending == 0) return;
+    char line[400];
+    snprintf(line, sizeof line,
+             "returns (nothing keeps the loop alive) while %zu promise%s still pending "
+             "(vow_debug_dump_pending lists them): to run the loop until one settles, hold it with "
+             "vow_uv_hold(d, p)", pending, pending == 1 ? " is" : "s are");
+    vow_report_misuse("uv_run", line);
 }
 
 static void
@@ -195,9 +230,14 @@ vow_uv_dispatcher_new(uv_loop_t *loop)
     }
     st->async.data = st;
     uv_unref((uv_handle_t *)&st->async); /* idle: keeps nothing alive */
+    uv_check_init(loop, &st->ending);
+    st->ending.data = st;
+    uv_check_start(&st->ending, on_check);
+    uv_unref((uv_handle_t *)&st->ending);
     pthread_mutex_lock(&st->base.lock);
     st->handle_open = true;
-    st->base.refs++; /* the open handle's, given back by on_close */
+    st->ending_open = true;
+    st->base.refs += 2; /* the open handles', given back by on_close */
     pthread_mutex_unlock(&st->base.lock);
     return d;
 }

@@ -1,6 +1,8 @@
-/* test_uv_loop_thread.c: the libuv bridge tells a program that calls it off the loop's
- * thread (issue 35): one misuse line that names the call, and the call still works; none on
- * the loop's thread; vow_dispatcher_context gives the bridge's state back (no registry). */
+/* test_uv_loop_thread.c: the libuv bridge tells the program what went wrong with its loop
+ * (issue 35): a call off the loop's thread writes one misuse line that names the call, and
+ * the call still works (none on the loop's thread); in debug mode, uv_run ending while
+ * promises are pending says so and names vow_uv_hold; vow_dispatcher_context gives the
+ * bridge's state back (no registry). */
 #define _GNU_SOURCE
 #include "uv_support.h"
 
@@ -118,7 +120,69 @@ test_dispatcher_context(void)
     close_loop(&tl);
 }
 
+static void
+ignore_value(void *ctx, const vow_value *value, vow_result *out)
+{
+    (void)ctx, (void)value, (void)out;
+}
+
+static void
+test_debug_mode_names_the_hold(void)
+{
+    test_loop tl;
+    REQUIRE(test_loop_init(&tl));
+    vow_dispatcher *d = vow_uv_dispatcher_new(&tl.loop);
+    REQUIRE(d != NULL);
+    vow_debug_set(true);
+    line_count = 0;
+    vow_set_misuse_handler(keep_line, NULL, NULL);
+
+    /* A chain on the loop waits for a promise that nothing in the loop will settle. */
+    vow_resolver *r = NULL;
+    vow_promise *p = vow_promise_pending(&r);
+    vow_promise *next = vow_then_on(d, p, ignore_value, NULL, NULL, NULL);
+    vow_promise *tick = vow_uv_timer(d, 1); /* the loop runs until this fires, then ends */
+    CHECK(run_bounded(&tl));
+    CHECK_EQ_INT(vow_promise_state(tick), VOW_FULFILLED);
+    vow_promise_release(tick);
+    CHECK_EQ_INT(lines_seen(), 1);
+    CHECK(strncmp(lines[0], "vow: uv_run: returns (nothing keeps the loop alive) while 2 promises are still pending", 84) == 0);
+    CHECK(strstr(lines[0], "vow_uv_hold(d, p)") != NULL);
+
+    /* Held and settled: the loop ends with nothing pending, and nothing is said. */
+    CHECK_EQ_INT(vow_uv_hold(d, next), VOW_OK);
+    vow_value *one = vow_value_int(1);
+    vow_resolver_fulfill(r, one);
+    vow_value_release(one);
+    CHECK(run_bounded(&tl));
+    CHECK_EQ_INT(vow_promise_state(next), VOW_FULFILLED);
+    CHECK_EQ_INT(lines_seen(), 1);
+
+    /* Debug mode off: nothing is said. */
+    vow_debug_set(false);
+    vow_resolver *r2 = NULL;
+    vow_promise *quiet = vow_promise_pending(&r2);
+    vow_promise *quiet_next = vow_then_on(d, quiet, ignore_value, NULL, NULL, NULL);
+    tick = vow_uv_timer(d, 1);
+    CHECK(run_bounded(&tl));
+    vow_promise_release(tick);
+    CHECK_EQ_INT(lines_seen(), 1);
+    vow_set_misuse_handler(NULL, NULL, NULL);
+
+    vow_promise_release(p);
+    vow_promise_release(next);
+    vow_resolver_release(r);
+    CHECK_EQ_INT(vow_uv_dispatcher_close(d), VOW_OK); /* cancels quiet_next's job, if any */
+    vow_cancel(quiet_next);
+    vow_promise_release(quiet_next);
+    vow_promise_release(quiet);
+    vow_resolver_release(r2);
+    vow_dispatcher_release(d);
+    close_loop(&tl);
+}
+
 TEST_MAIN_BEGIN("test_uv_loop_thread")
     RUN_TEST(test_a_request_off_the_loop_thread_says_so);
     RUN_TEST(test_dispatcher_context);
+    RUN_TEST(test_debug_mode_names_the_hold);
 TEST_MAIN_END
