@@ -161,6 +161,16 @@
 #  define VOW_BEGIN_DECLS VOW_PRAGMAS_BEGIN_
 #  define VOW_END_DECLS VOW_PRAGMAS_END_
 #endif
+/**
+ * \def VOW_BEGIN_DECLS
+ * Opens the declarations of a header built on vow.h: C linkage under C++,
+ * clang's nullability extension without its warnings. Close with
+ * VOW_END_DECLS.
+ */
+/**
+ * \def VOW_END_DECLS
+ * Closes what VOW_BEGIN_DECLS opened.
+ */
 
 VOW_BEGIN_DECLS
 
