@@ -150,15 +150,6 @@ vowbridge_close(vowbridge *b)
     return VOW_OK;
 }
 
-void
-vowbridge_note_owner(vowbridge *b)
-{
-    pthread_mutex_lock(&b->lock);
-    b->owner = pthread_self();
-    b->owner_known = true;
-    pthread_mutex_unlock(&b->lock);
-}
-
 bool
 vowbridge_on_owner(vowbridge *b)
 {

@@ -104,7 +104,7 @@ struct vowbridge {
     int refs;                  /* the dispatcher's, each hold's and request's, the bridge's own */
     vowbridge_req *live;      /* requests still pending */
     vowbridge_timer *armed;   /* the loop's timers armed for the library, not yet run or dropped */
-    pthread_t owner;           /* the loop's thread, as last seen (vowbridge_note_owner) */
+    pthread_t owner;           /* the loop's thread, as last seen (the bridge sets it, under the lock) */
     bool owner_known;
 };
 
@@ -143,8 +143,6 @@ VOW_BRIDGE_HIDDEN void vowbridge_release(vowbridge *b);
 VOW_BRIDGE_HIDDEN void vowbridge_run_jobs(vowbridge *b, size_t budget);
 /* Closes b: VOW_OK, or VOW_EALREADY if it was closed (nothing happens). */
 VOW_BRIDGE_HIDDEN int vowbridge_close(vowbridge *b);
-/* Records that this thread runs b's loop. */
-VOW_BRIDGE_HIDDEN void vowbridge_note_owner(vowbridge *b);
 /* True when b's loop thread is unknown or is this thread. */
 VOW_BRIDGE_HIDDEN bool vowbridge_on_owner(vowbridge *b);
 /* A call that libuv or GLib allows only on the loop's thread: off it (as b last saw it),

@@ -2,7 +2,8 @@
  * uv_bridge.h: the libuv bridge's own internals (include/vow_uv.h), shared by its files:
  *
  *   uv_dispatcher.c   the dispatcher: its uv_async_t, the queue run on the loop, closing,
- *                     holds, the loop's timers (vow_dispatcher_new_with_timers)
+ *                     holds, the loop's timers (vow_dispatcher_new_with_timers), the
+ *                     debug-mode line when uv_run ends with promises pending (a uv_check_t)
  *   uv_requests.c     a request as libuv sees it (vowuv_req over vowbridge_req), its
  *                     errors, stopping it; the plain names of the calls
  *   uv_fs.c           vow_uv_fs_*: open, read, close, stat, fstat, read_file
@@ -23,8 +24,8 @@
  *                         handle if nobody did, on the loop thread (at once if it is this
  *                         thread, else at the next wake-up).
  *
- * The state's refs count the dispatcher, the open handle (given back by its close
- * callback), every hold, request and armed timer.
+ * The state's refs count the dispatcher, the two open handles (the uv_async_t and the
+ * uv_check_t, each given back by its close callback), every hold, request and armed timer.
  */
 #ifndef VOW_UV_BRIDGE_H
 #define VOW_UV_BRIDGE_H
