@@ -23,7 +23,7 @@ check=0
 case "${1:-}" in
     --check) check=1 ;;
     "") ;;
-    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "generate-bridge-sites: unknown argument $1" >&2; exit 2 ;;
 esac
 die() { echo "generate-bridge-sites: $*" >&2; exit 1; }
