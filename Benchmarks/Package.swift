@@ -47,8 +47,8 @@ let package = Package(
         // installed by scripts/install-deps.sh).
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         // Bluebird's server benchmarks in C (doxbee, parallel; callbacks and Vow) on a libuv
-        // loop, with the libuv bridge compiled in (the `vow_uv.c` and `bridge_queue.h`
-        // symlinks to ../../../Bridges; vow.h and vow_uv.h through the `vow` symlink).
+        // loop, with the libuv bridge compiled in (the `uv` and `common` symlinks to
+        // ../../../Bridges; vow.h and vow_uv.h through the `vow` symlink).
         .target(
             name: "CServerBench",
             dependencies: ["CLibUV", vowStatic],

@@ -209,8 +209,9 @@ example_libuv_files() {
         $(loop_link uv) -L "$OUT" -lfilewords -Wl,-rpath,"$OUT" "${C_LINK[@]}" || return 1
     local expected=(
         "batch 1: 302 files, 30 s allowed (the notes hold 1797 words)"
-        "unhandled error: uv -2: no such file or directory"
-        "  archive.txt: uv -21: illegal operation on a directory"
+        "unhandled error: uv -2: uv_fs_stat(\"/nonexistent/settings.toml\"): no such file or directory"
+        "  archive.txt: uv -21: uv_fs_read(\"/tmp/vow-libuv-files-"
+        "/archive.txt\"): illegal operation on a directory"
         "  latin1.txt: TextError 1: notUTF8"
         "  302 files, 1797 words; at most 8 reads at once"
         "  uv_run returned with the batch reported"

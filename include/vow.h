@@ -134,15 +134,45 @@
 #  define VOW_NULLABLE
 #endif
 
+/*
+ * VOW_BEGIN_DECLS ... VOW_END_DECLS: around the declarations of vow.h and of
+ * the headers built on it (vow_uv.h, vow_glib.h, vow_testing.h): C linkage
+ * for C++, and clang's nullability extension without its warnings (the
+ * annotations above are clang's own; completeness is checked by the test
+ * command with the VOW_NULLABILITY_QUIET_ line removed).
+ */
 #if defined(__clang__)
-#  pragma clang diagnostic push
-#  pragma clang diagnostic ignored "-Wnullability-extension"
-#  pragma clang diagnostic ignored "-Wnullability-completeness"
+#  define VOW_NULLABILITY_QUIET_ _Pragma("clang diagnostic ignored \"-Wnullability-completeness\"")
+#  define VOW_PRAGMAS_BEGIN_                                                                                \
+      _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wnullability-extension\"")     \
+      VOW_NULLABILITY_QUIET_
+#  define VOW_PRAGMAS_END_ _Pragma("clang diagnostic pop")
+#else
+#  define VOW_PRAGMAS_BEGIN_
+#  define VOW_PRAGMAS_END_
 #endif
-
+#ifndef VOW_NULLABILITY_QUIET_
+#  define VOW_NULLABILITY_QUIET_
+#endif
 #ifdef __cplusplus
-extern "C" {
+#  define VOW_BEGIN_DECLS VOW_PRAGMAS_BEGIN_ extern "C" {
+#  define VOW_END_DECLS } VOW_PRAGMAS_END_
+#else
+#  define VOW_BEGIN_DECLS VOW_PRAGMAS_BEGIN_
+#  define VOW_END_DECLS VOW_PRAGMAS_END_
 #endif
+/**
+ * \def VOW_BEGIN_DECLS
+ * Opens the declarations of a header built on vow.h: C linkage under C++,
+ * clang's nullability extension without its warnings. Close with
+ * VOW_END_DECLS.
+ */
+/**
+ * \def VOW_END_DECLS
+ * Closes what VOW_BEGIN_DECLS opened.
+ */
+
+VOW_BEGIN_DECLS
 
 /* ======================================================================
  * Versioning
@@ -1198,6 +1228,20 @@ VOW_EXTERN void
 vow_dispatcher_release(vow_dispatcher *VOW_NULLABLE d);
 
 /**
+ * The ctx given to vow_dispatcher_new or vow_dispatcher_new_with_timers when
+ * d was made, as it was given (borrowed: the library never reads it); NULL
+ * for the library's own dispatchers (vow_dispatcher_default,
+ * vow_dispatcher_background, vow_dispatcher_inline, a Swift dispatcher, a
+ * test loop's), for NULL d, and for a d that is not a dispatcher (with a
+ * misuse line). A host that makes dispatchers finds its state from a
+ * vow_dispatcher * this way (the bridges of vow_uv.h and vow_glib.h do).
+ * Any thread, while the caller holds a reference to d; the answer stays
+ * valid until d's destroy(ctx) runs, which the host decides.
+ */
+VOW_EXTERN void *VOW_NULLABLE
+vow_dispatcher_context(vow_dispatcher *VOW_NULLABLE d);
+
+/**
  * Makes d (retained) the default dispatcher, for C and Swift alike; NULL
  * restores the library's own serial queue. Callbacks registered earlier keep
  * the dispatcher they were registered with. The hold vow_dispatcher_default
@@ -1495,6 +1539,15 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       both files and the fix: Swift code that shares promises with C links
  *       this libvow.so (README, "One engine per process").
  *
+ *   vow: vow_uv_fs_open: called off the loop's thread (...)
+ *   vow: vow_glib_async: another thread owns d's context (...)
+ *   vow: uv_run: returns (nothing keeps the loop alive) while N promises ...
+ *       The loop bridges (vow_uv.h, vow_glib.h), through vow_report_misuse:
+ *       a call that must be made on the loop's thread made on another one
+ *       (any libuv request of vow_uv.h, vow_uv_dispatcher_close); in debug
+ *       mode, a libuv loop that ends with promises pending (vow_uv.h,
+ *       "Forgetting the hold"). The call goes on as documented.
+ *
  * The text after "FN: " is for people; match on the function name if you
  * must. Misuse lines are not errors of the promise machinery: nothing is
  * rejected, and the unhandled-error handler is not called.
@@ -1515,6 +1568,18 @@ typedef void (*vow_misuse_handler)(void *VOW_NULLABLE ctx, const char *VOW_NULLA
 VOW_EXTERN void
 vow_set_misuse_handler(vow_misuse_handler VOW_NULLABLE h, void *VOW_NULLABLE ctx,
                        void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
+
+/**
+ * Writes the misuse line "vow: function: message" the way the library writes
+ * its own (to the handler set with vow_set_misuse_handler, else to stderr in
+ * one write), for a library built on vow.h that checks how its own calls are
+ * used: the bridges of vow_uv.h and vow_glib.h report a call made off their
+ * loop's thread this way. function names the caller's public function,
+ * message says what was wrong (no newline). NULL function or message writes
+ * nothing. Any thread, not under a lock the handler may need.
+ */
+VOW_EXTERN void
+vow_report_misuse(const char *VOW_NULLABLE function, const char *VOW_NULLABLE message);
 
 /**
  * Cancels p: if pending, p is rejected with the cancellation error at once
@@ -1712,9 +1777,7 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_retry(int times, double delay_seconds, vow_retry_make VOW_NULLABLE make, vow_retry_if VOW_NULLABLE should_retry,
           void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
 
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
+VOW_END_DECLS
 
 /* ======================================================================
  * Debug mode: where every promise was made
@@ -1741,9 +1804,7 @@ vow_retry(int times, double delay_seconds, vow_retry_make VOW_NULLABLE make, vow
 
 #include <stdio.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+VOW_BEGIN_DECLS
 
 /**
  * Turns debug mode on (true) or off (false) for promises made from now on;
@@ -1931,10 +1992,10 @@ vow_unhandled_chain_site(void);
 #  define VOW_SITE_DEPRECATED_(message)
 #endif
 #define VOW_DECLARE_SITE_TWIN_(name, parameters, arguments)                                                 \
-    VOW_EXTERN vow_promise *VOW_NULLABLE name##_site(const char *VOW_NULLABLE file, int line,                \
+    VOW_EXTERN vow_promise *VOW_NULLABLE name##_site(const char *VOW_NULLABLE site_file, int site_line,      \
                                                      VOW_SITE_UNPAREN_ parameters);
 #define VOW_DECLARE_AT_NAME_(name, parameters, arguments)                                                   \
-    VOW_EXTERN vow_promise *VOW_NULLABLE name##_at(const char *VOW_NULLABLE file, int line,                  \
+    VOW_EXTERN vow_promise *VOW_NULLABLE name##_at(const char *VOW_NULLABLE site_file, int site_line,        \
                                                    VOW_SITE_UNPAREN_ parameters)                             \
         VOW_SITE_DEPRECATED_("use " #name "_site (the same arguments)");
 #define VOW_NO_AT_NAME_(name, parameters, arguments)
@@ -1942,9 +2003,7 @@ vow_unhandled_chain_site(void);
 VOW_PROMISE_MAKERS(VOW_DECLARE_SITE_TWIN_, VOW_DECLARE_SITE_TWIN_)
 VOW_PROMISE_MAKERS(VOW_NO_AT_NAME_, VOW_DECLARE_AT_NAME_)
 
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
+VOW_END_DECLS
 
 /*
  * VOW_DEBUG_SITES: defined before including vow.h, every call below passes
@@ -1985,9 +2044,5 @@ VOW_PROMISE_MAKERS(VOW_NO_AT_NAME_, VOW_DECLARE_AT_NAME_)
 #  define vow_retry(...)             vow_retry_site(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 /* END generated */
-
-#if defined(__clang__)
-#  pragma clang diagnostic pop
-#endif
 
 #endif /* VOW_H */

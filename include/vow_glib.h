@@ -30,6 +30,26 @@
  * callbacks never run, their destroy functions run once, the promises they
  * would have settled are cancelled. A closed dispatcher never touches its
  * context again, so it may outlive it.
+ *
+ * Time. The dispatcher brings the context's own timers
+ * (vow_dispatcher_new_with_timers): vow_after, vow_timeout, vow_delay and
+ * vow_retry's pauses called where d is the default dispatcher
+ * (vow_set_default_dispatcher(d)), and Swift's after(seconds:on: d), timeout,
+ * delay and retry likewise, each attach a timeout GSource (named "vow
+ * timer"; g_timeout_source_new, whole seconds beyond 49 days, never early)
+ * to the context and fire in the context's thread, on GLib's monotonic
+ * clock, not the library's real clock. A timer no longer needed (its
+ * promise settled or was cancelled) is destroyed at once. Closing the
+ * dispatcher, or destroying its context, destroys every timer still armed
+ * and cancels its promise (a vow_after rejects with VOW_ERROR_CANCELLED).
+ * (Before 0.3.0 these timers ran on the library's real clock.)
+ *
+ * The bridge knows its dispatchers by their context
+ * (vow_dispatcher_context), as vow_uv.h says ("Finding the state").
+ * (vow_uv.h's debug-mode line for a loop that ends with promises pending
+ * has no GLib counterpart: a GMainLoop does not end by itself; a program
+ * that forgets vow_glib_hold waits in vow_glib_run for nothing instead of
+ * returning early: vow_glib_run returns at once when nothing is held.)
  */
 #ifndef VOW_GLIB_H
 #define VOW_GLIB_H
@@ -39,15 +59,7 @@
 
 #include "vow.h"
 
-#if defined(__clang__)
-#  pragma clang diagnostic push
-#  pragma clang diagnostic ignored "-Wnullability-extension"
-#  pragma clang diagnostic ignored "-Wnullability-completeness"
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
+VOW_BEGIN_DECLS
 
 /**
  * A dispatcher whose jobs run in context's loop, in submission order, one at
@@ -201,50 +213,38 @@ typedef vow_value *VOW_NULLABLE (*vow_glib_finish)(void *VOW_NULLABLE ctx, GObje
  * Call it on the thread that iterates d's context (or while no thread does):
  * it acquires the context to push it as the thread-default, which GIO uses to
  * call back there. A context that another thread owns returns NULL: start
- * never runs, destroy runs before the call returns, and nothing is reported
- * (no promise was handed out, so none is left to reject).
+ * never runs, destroy runs before the call returns, one misuse line says so
+ * ("vow: vow_glib_async: another thread owns d's context ..."), and no error
+ * is reported (no promise was handed out, so none is left to reject).
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_glib_async(vow_dispatcher *VOW_NULLABLE d, vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish,
                void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
 
 /* ======================================================================
- * Debug sites. Each function above that returns a promise has a _site twin
- * that takes the caller's file and line first, as vow.h's do (vow.h, "Debug
- * mode: where every promise was made"): with debug mode on, the promise
- * records "file.c:42" instead of "C" (NULL file: "C"). A program compiled
- * with VOW_DEBUG_SITES defined before including this header calls the twins
- * through the macros at its end.
+ * Debug sites: the _site twins of the calls above, as vow.h's, made from
+ * this table as vow_uv.h's VOW_UV_PROMISE_MAKERS.
  * ====================================================================== */
 
-/** @{ */
-/**
- * The _site twin of the function named without _site: the same call, which
- * also records site_file:site_line as the site of the promise it returns
- * when debug mode is on (NULL site_file records "C").
- */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_glib_timeout_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                      guint interval_ms);
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_glib_async_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                    vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish,
-                    void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-/** @} */
+/** The promise-returning calls of this header: see VOW_UV_PROMISE_MAKERS (vow_uv.h). */
+#define VOW_GLIB_PROMISE_MAKERS(X)                                                                          \
+    X(vow_glib_timeout, (vow_dispatcher *VOW_NULLABLE d, guint interval_ms), (d, interval_ms))              \
+    X(vow_glib_async,                                                                                       \
+      (vow_dispatcher *VOW_NULLABLE d, vow_glib_start VOW_NULLABLE start, vow_glib_finish VOW_NULLABLE finish, \
+       void *VOW_NULLABLE ctx, void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                       \
+      (d, start, finish, ctx, destroy))                                                                     \
+    /* (every row ends with a backslash; the table ends here) */
 
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
+VOW_GLIB_PROMISE_MAKERS(VOW_DECLARE_SITE_TWIN_)
 
-#if defined(__clang__)
-#  pragma clang diagnostic pop
-#endif
+VOW_END_DECLS
 
-/* Function-like, as vow.h's: &vow_glib_timeout and (vow_glib_timeout)(d, 10)
-   still name the plain function. */
+/* VOW_DEBUG_SITES: as vow.h's (vow_uv.h). */
+/* BEGIN generated by scripts/generate-bridge-sites.sh from VOW_GLIB_PROMISE_MAKERS: do not edit */
 #ifdef VOW_DEBUG_SITES
 #  define vow_glib_timeout(...) vow_glib_timeout_site(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_glib_async(...)   vow_glib_async_site(__FILE__, __LINE__, __VA_ARGS__)
 #endif
+/* END generated */
 
 #endif /* VOW_GLIB_H */

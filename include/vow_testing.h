@@ -88,15 +88,7 @@
 
 #include "vow.h"
 
-#if defined(__clang__)
-#  pragma clang diagnostic push
-#  pragma clang diagnostic ignored "-Wnullability-extension"
-#  pragma clang diagnostic ignored "-Wnullability-completeness"
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
+VOW_BEGIN_DECLS
 
 /** A test loop: a serial dispatcher and a virtual clock (see the top of this header). */
 typedef struct vow_test_loop vow_test_loop;
@@ -209,12 +201,6 @@ vow_test_loop_dump_pending(const vow_test_loop *VOW_NONNULL l, FILE *VOW_NULLABL
 VOW_EXTERN void
 vow_test_loop_release(vow_test_loop *VOW_NULLABLE l);
 
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
-
-#if defined(__clang__)
-#  pragma clang diagnostic pop
-#endif
+VOW_END_DECLS
 
 #endif /* VOW_TESTING_H */

@@ -39,6 +39,54 @@
  * thread (see "Keeping the loop alive until a promise settles" below). The
  * requests of this bridge (vow_uv_fs_*, ...) keep it alive as libuv's own do.
  *
+ * Forgetting the hold. In debug mode (vow_debug_set(true), VOW_DEBUG=1,
+ * Swift's VowRuntime.debugMode), when uv_run is about to return because
+ * nothing keeps the loop alive while promises made in debug mode are still
+ * pending, one line says so through the misuse handler: "vow: uv_run:
+ * returns (nothing keeps the loop alive) while 2 promises are still pending
+ * (vow_debug_dump_pending lists them): to run the loop until one settles,
+ * hold it with vow_uv_hold(d, p)". The dispatcher watches the end of the
+ * loop with an unreferenced uv_check_t (it keeps nothing alive and is closed
+ * with the dispatcher's handle): at the check phase of an iteration after
+ * which no active referenced handle and no request is left, it counts the
+ * census (every pending promise of the process made in debug mode, not only
+ * this loop's); once per end of the loop. Off debug mode it costs one branch
+ * per iteration. After uv_run returns, vow_wait(p, 0, NULL, &error) takes a
+ * promise's outcome without waiting (VOW_PENDING if it is not settled).
+ *
+ * Time. The dispatcher brings the loop's own timers
+ * (vow_dispatcher_new_with_timers): vow_after, vow_timeout, vow_delay and
+ * vow_retry's pauses called where d is the default dispatcher
+ * (vow_set_default_dispatcher(d)), and Swift's after(seconds:on: d), timeout,
+ * delay and retry likewise, each start a uv_timer_t on the loop (counted
+ * from the loop's time when the timer is armed, never early) and fire on the
+ * loop's thread, so they follow the loop's clock (uv_now), not the library's
+ * real clock. Like any uv_timer_t, an armed timer keeps uv_run going until it
+ * fires or is stopped: a timer no longer needed (its promise settled or was
+ * cancelled, a vow_timeout whose promise won) is stopped and closed on the
+ * loop's thread at once, so it keeps nothing alive. Closing the dispatcher
+ * stops every timer still armed and cancels its promise (a vow_after rejects
+ * with VOW_ERROR_CANCELLED); uv_loop_close then finds nothing of Vow's open.
+ * (Before 0.3.0 these timers ran on the library's real clock and kept
+ * nothing alive.)
+ *
+ * Misuse. libuv lets only the loop's thread start a request or close a
+ * handle. A request (vow_uv_fs_*, vow_uv_getaddrinfo, vow_uv_queue_work,
+ * vow_uv_timer) or vow_uv_dispatcher_close called on another thread writes
+ * one misuse line (vow.h, "Misuse lines": "vow: vow_uv_fs_open: called off
+ * the loop's thread ...", naming the _on forms that reach the loop, e.g.
+ * vow_when_limited_on(d, ...) instead of vow_when_limited) and then goes on
+ * as documented. The loop's thread is the thread that made the dispatcher
+ * until the loop runs one of the dispatcher's callbacks, then the thread that
+ * runs it; a program that makes its calls before the loop runs makes them on
+ * the thread that will run it.
+ *
+ * Finding the state. The bridge knows its dispatchers by their context
+ * (vow_dispatcher_context): a dispatcher of your own (vow_dispatcher_new)
+ * given to a call of this header is told apart by the first pointer its ctx
+ * points to, so its ctx must be NULL or point to at least a pointer's worth
+ * of readable memory (any struct does).
+ *
  * The handle. The dispatcher owns one uv_async_t on the loop: never close it
  * yourself. A shutdown that closes every handle with uv_walk must first call
  * vow_uv_dispatcher_close; the usual walk skips the handle then, because it
@@ -51,15 +99,7 @@
 
 #include "vow.h"
 
-#if defined(__clang__)
-#  pragma clang diagnostic push
-#  pragma clang diagnostic ignored "-Wnullability-extension"
-#  pragma clang diagnostic ignored "-Wnullability-completeness"
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
+VOW_BEGIN_DECLS
 
 /**
  * A dispatcher whose jobs run on loop's thread, inside uv_run(loop, ...), in
@@ -89,7 +129,8 @@ vow_uv_dispatcher_new(uv_loop_t *VOW_NULLABLE loop);
 
 /**
  * Closes a dispatcher made by vow_uv_dispatcher_new, so that its loop can
- * close. On the loop thread only (it calls uv_close), while you hold a
+ * close. On the loop thread only (it calls uv_close; from another thread a
+ * misuse line, see the top), while you hold a
  * reference to d; from inside a job of d too. When it returns:
  * - the jobs still queued were dropped with vow_job_drop, oldest first, on
  *   this thread: their callbacks never run, their destroy functions run once,
@@ -152,8 +193,10 @@ vow_uv_hold(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p);
  * Each call starts one libuv request on d's loop and returns a promise (+1)
  * settled from the request's callback, on the loop thread. A failure
  * rejects with domain "uv", code libuv's negative status (UV_ENOENT, ...)
- * and message uv_strerror(status), also when libuv refuses the request at
- * once. Cancelling the promise (vow_cancel, a vow_timeout, a race it lost)
+ * and a message that names the libuv call, its argument and libuv's words,
+ * `uv_fs_open("/etc/shadow"): permission denied` (a path or host as given,
+ * a file as "file 7"; the words are uv_strerror(status)), also when libuv
+ * refuses the request at once. Cancelling the promise (vow_cancel, a vow_timeout, a race it lost)
  * cancels the request: uv_cancel for a request still waiting for the thread
  * pool (one already running finishes, and what it produced is freed: a file
  * it opened is closed, the addrinfo list freed, the work's value released),
@@ -161,7 +204,7 @@ vow_uv_hold(vow_dispatcher *VOW_NULLABLE d, vow_promise *VOW_NULLABLE p);
  * are still pending, the same way. Every request's memory (the uv_fs_t, the
  * buffers) is freed exactly once, on the loop thread, however it ends.
  *
- * Call them on the loop thread (or while no thread runs the loop), as libuv
+ * Call them on the loop thread (see "Misuse" at the top), as libuv
  * asks of every request. NULL d, a dispatcher that vow_uv_dispatcher_new did
  * not make or that was closed, a NULL path or function return NULL (nothing
  * started; a destroy given runs before the call returns). Requests keep the
@@ -213,8 +256,12 @@ vow_uv_fs_fstat(vow_dispatcher *VOW_NULLABLE d, uv_file file);
 /**
  * The whole of a file, as one promise: opens path read-only, reads it to its
  * end, closes it, and fulfils with its BYTES (the file is closed before the
- * promise settles, whatever happened). A file longer than max_bytes rejects
- * with UV_EFBIG. Cancelled, it cancels the step in progress and still closes
+ * promise settles, whatever happened). max_bytes is the most it reads: a
+ * file longer than that rejects with UV_EFBIG (message
+ * `vow_uv_fs_read_file("big.log"): file too large`), found from the file's
+ * size before any buffer is made, or while reading for a file whose size
+ * says nothing (/proc); 0 accepts only an empty file; SIZE_MAX means no
+ * limit (the buffer still grows only with what is read). Cancelled, it cancels the step in progress and still closes
  * the file. One request at a time, so it costs one thread-pool slot.
  */
 VOW_EXTERN vow_promise *VOW_NULLABLE
@@ -262,59 +309,47 @@ VOW_EXTERN vow_promise *VOW_NULLABLE
 vow_uv_timer(vow_dispatcher *VOW_NULLABLE d, uint64_t timeout_ms);
 
 /* ======================================================================
- * Debug sites. Each function above that returns a promise has a _site twin
- * that takes the caller's file and line first, as vow.h's do (vow.h, "Debug
- * mode: where every promise was made"): with debug mode on, the promise
- * records "file.c:42" instead of "C" (NULL file: "C"). A program compiled
- * with VOW_DEBUG_SITES defined before including this header calls the twins
- * through the macros at its end.
+ * Debug sites: the _site twins of the calls above, as vow.h's (vow.h,
+ * "Debug mode: where every promise was made"), made from this table.
  * ====================================================================== */
 
-/** @{ */
 /**
- * The _site twin of the function named without _site: the same call, which
- * also records site_file:site_line as the site of the promise it returns
- * when debug mode is on (NULL site_file records "C").
+ * VOW_UV_PROMISE_MAKERS(X): one row per function above that returns a
+ * promise, X(name, (parameters), (arguments)), written as vow.h's
+ * VOW_PROMISE_MAKERS. From each row the preprocessor declares the twin
+ * name_site(const char *file, int line, parameters...), the same call that
+ * also records file:line as the promise's site when debug mode is on (NULL
+ * file: "C"), and scripts/generate-bridge-sites.sh writes the
+ * VOW_DEBUG_SITES macro at the end of this header.
  */
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_fs_open_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                    const char *VOW_NULLABLE path, int flags, int mode);
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_fs_read_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                    uv_file file, size_t length, int64_t offset);
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_fs_close_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d, uv_file file);
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_fs_stat_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                    const char *VOW_NULLABLE path);
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_fs_fstat_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d, uv_file file);
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_fs_read_file_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                         const char *VOW_NULLABLE path, size_t max_bytes);
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_getaddrinfo_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                        const char *VOW_NULLABLE node, const char *VOW_NULLABLE service,
-                        const struct addrinfo *VOW_NULLABLE hints);
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_queue_work_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                       vow_uv_work VOW_NULLABLE work, void *VOW_NULLABLE ctx,
-                       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx));
-VOW_EXTERN vow_promise *VOW_NULLABLE
-vow_uv_timer_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatcher *VOW_NULLABLE d,
-                  uint64_t timeout_ms);
-/** @} */
+#define VOW_UV_PROMISE_MAKERS(X)                                                                            \
+    X(vow_uv_fs_open, (vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE path, int flags, int mode), \
+      (d, path, flags, mode))                                                                               \
+    X(vow_uv_fs_read, (vow_dispatcher *VOW_NULLABLE d, uv_file file, size_t length, int64_t offset),        \
+      (d, file, length, offset))                                                                            \
+    X(vow_uv_fs_close, (vow_dispatcher *VOW_NULLABLE d, uv_file file), (d, file))                           \
+    X(vow_uv_fs_stat, (vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE path), (d, path))           \
+    X(vow_uv_fs_fstat, (vow_dispatcher *VOW_NULLABLE d, uv_file file), (d, file))                           \
+    X(vow_uv_fs_read_file, (vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE path, size_t max_bytes), \
+      (d, path, max_bytes))                                                                                 \
+    X(vow_uv_getaddrinfo,                                                                                   \
+      (vow_dispatcher *VOW_NULLABLE d, const char *VOW_NULLABLE node, const char *VOW_NULLABLE service,     \
+       const struct addrinfo *VOW_NULLABLE hints),                                                          \
+      (d, node, service, hints))                                                                            \
+    X(vow_uv_queue_work,                                                                                    \
+      (vow_dispatcher *VOW_NULLABLE d, vow_uv_work VOW_NULLABLE work, void *VOW_NULLABLE ctx,               \
+       void (*VOW_NULLABLE destroy)(void *VOW_NULLABLE ctx)),                                               \
+      (d, work, ctx, destroy))                                                                              \
+    X(vow_uv_timer, (vow_dispatcher *VOW_NULLABLE d, uint64_t timeout_ms), (d, timeout_ms))                 \
+    /* (every row ends with a backslash; the table ends here) */
 
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
+VOW_UV_PROMISE_MAKERS(VOW_DECLARE_SITE_TWIN_)
 
-#if defined(__clang__)
-#  pragma clang diagnostic pop
-#endif
+VOW_END_DECLS
 
-/* Function-like, as vow.h's: &vow_uv_timer and (vow_uv_timer)(d, 10) still name
-   the plain function. */
+/* VOW_DEBUG_SITES: as vow.h's, function-like (&vow_uv_timer and (vow_uv_timer)(d, 10)
+   still name the plain function). */
+/* BEGIN generated by scripts/generate-bridge-sites.sh from VOW_UV_PROMISE_MAKERS: do not edit */
 #ifdef VOW_DEBUG_SITES
 #  define vow_uv_fs_open(...)      vow_uv_fs_open_site(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_uv_fs_read(...)      vow_uv_fs_read_site(__FILE__, __LINE__, __VA_ARGS__)
@@ -326,5 +361,6 @@ vow_uv_timer_site(const char *VOW_NULLABLE site_file, int site_line, vow_dispatc
 #  define vow_uv_queue_work(...)   vow_uv_queue_work_site(__FILE__, __LINE__, __VA_ARGS__)
 #  define vow_uv_timer(...)        vow_uv_timer_site(__FILE__, __LINE__, __VA_ARGS__)
 #endif
+/* END generated */
 
 #endif /* VOW_UV_H */

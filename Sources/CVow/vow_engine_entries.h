@@ -3,5 +3,5 @@
    VowEngineEntries_ and a digest of its layout. */
 #ifndef VOW_ENGINE_ENTRIES_H
 #define VOW_ENGINE_ENTRIES_H
-#define VOW_ENGINE_ENTRIES VowEngineEntries_8344f7469657dfb1
+#define VOW_ENGINE_ENTRIES VowEngineEntries_b9cfe21dce8d7b3a
 #endif

@@ -9,20 +9,22 @@
 #   --valgrind  runs each program under valgrind (memcheck, --leak-check=full with the
 #               suppression file make install ships, scripts/vow-valgrind.supp; smaller
 #               sizes, longer bounds).
-#   --asan      builds each program and its bridge (compiled from Bridges/vow_NAME.c into
+#   --asan      builds each program and its bridge (compiled from its Bridges/ files into
 #               the program, not from the archive) with clang -fsanitize=address (lld), and
 #               runs it. Without a flag: all three passes.
 #
 # Steps, one line each:
 #   libvow.so    does not link libuv or GLib (readelf: no such NEEDED entry);
-#   bridges      Bridges/vow_uv.c and vow_glib.c build into libvow-uv.a / libvow-glib.a
+#   bridges      Bridges/uv and Bridges/glib (with Bridges/common) build into libvow-uv.a /
+#                libvow-glib.a
 #                (scripts/lib/vow-bridges.sh: C11, -Wall -Wextra -Werror);
 #   headers      vow_uv.h and vow_glib.h compile alone as C99 (gcc, clang) and C++17 (g++,
 #                clang++) with -Wall -Wextra -pedantic -Werror (as C99 also with
 #                VOW_DEBUG_SITES, and so does its bridge), every pointer carries a
 #                nullability annotation, every function they declare is defined in its
-#                archive, and every function that returns a promise has its NAME_site
-#                twin and VOW_DEBUG_SITES macro;
+#                archive, and every function that returns a promise has its row in the
+#                header's table (its NAME_site twin) and its generated VOW_DEBUG_SITES
+#                macro (scripts/generate-bridge-sites.sh --check);
 #   programs     every Tests/Loops/test_uv_*.c (linked with libvow-uv.a and libuv) and
 #                test_glib_*.c (libvow-glib.a and GLib), `cc -std=c11 -Wall -Wextra -Werror`,
 #                into Tests/Loops/out/ (git-ignored), run one after the other (60 s each;
@@ -43,7 +45,7 @@ for arg in "$@"; do
         --plain) passes=(plain) ;;
         --valgrind) passes=(valgrind) ;;
         --asan) passes=(asan) ;;
-        -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,34p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-loop-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac
@@ -112,38 +114,33 @@ for name in $(vow_bridge_names); do
             echo "$header: $compiler failed" >>"$header_log"
         fi
     done
-    # Debug sites: every function that returns a promise has its NAME_site twin and its
-    # VOW_DEBUG_SITES macro, and the header compiles with the macros on.
-    makers="$(grep -A1 '^VOW_EXTERN vow_promise \*VOW_NULLABLE$' "$root/include/$header" \
-        | grep -oE "^vow_${name}_[a-z0-9_]+" | grep -v '_site$' | sort -u)"
-    [[ -n "$makers" ]] || { headers_ok=0; echo "$header: no function that returns a promise found" >>"$header_log"; }
-    for maker in $makers; do
-        if ! grep -q "^${maker}_site(" "$root/include/$header"; then
-            headers_ok=0
-            echo "$header: $maker has no ${maker}_site twin" >>"$header_log"
-        fi
-        if ! grep -qE "^#  define ${maker}\(\.\.\.\) +${maker}_site\(__FILE__, __LINE__, __VA_ARGS__\)$" "$root/include/$header"; then
-            headers_ok=0
-            echo "$header: $maker has no VOW_DEBUG_SITES macro" >>"$header_log"
-        fi
-    done
+    # Debug sites: every function that returns a promise has its row in the header's table
+    # (its NAME_site twin) and its generated VOW_DEBUG_SITES macro.
+    if ! "$root/scripts/generate-bridge-sites.sh" --check >>"$header_log" 2>&1; then
+        headers_ok=0
+        echo "$header: the debug sites are not what its table makes (scripts/generate-bridge-sites.sh)" >>"$header_log"
+    fi
     if ! gcc -std=c99 -x c -DVOW_DEBUG_SITES -Wall -Wextra -pedantic -Werror -fsyntax-only -I "$root/include" \
             "${pkg_cflags[@]}" "$tmp/h_$name.c" >>"$header_log" 2>&1; then
         headers_ok=0
         echo "$header: does not compile with VOW_DEBUG_SITES" >>"$header_log"
     fi
     # The bridge itself builds in a program whose CFLAGS define VOW_DEBUG_SITES.
-    if ! gcc -std=c11 -DVOW_DEBUG_SITES -Wall -Wextra -Werror -fsyntax-only -I "$root/include" \
-            "${pkg_cflags[@]}" "$root/Bridges/vow_$name.c" >>"$header_log" 2>&1; then
-        headers_ok=0
-        echo "Bridges/vow_$name.c: does not build with VOW_DEBUG_SITES" >>"$header_log"
-    fi
-    # Nullability completeness: a copy of the header without the line that silences it.
+    while read -r bridge_src; do
+        if ! gcc -std=c11 -DVOW_DEBUG_SITES -Wall -Wextra -Werror -fsyntax-only -I "$root/include" \
+                "${pkg_cflags[@]}" "$bridge_src" >>"$header_log" 2>&1; then
+            headers_ok=0
+            echo "${bridge_src#"$root"/}: does not build with VOW_DEBUG_SITES" >>"$header_log"
+        fi
+    done < <(vow_bridge_sources "$root" "$name")
+    # Nullability completeness: copies of the header and of vow.h without the line that
+    # silences it (VOW_BEGIN_DECLS, vow.h).
     mkdir -p "$tmp/null_$name"
-    grep -v 'ignored "-Wnullability-completeness"' "$root/include/$header" >"$tmp/null_$name/$header"
-    if cmp -s "$root/include/$header" "$tmp/null_$name/$header"; then
+    cp "$root/include/$header" "$tmp/null_$name/$header"
+    grep -v 'define VOW_NULLABILITY_QUIET_ _Pragma' "$root/include/vow.h" >"$tmp/null_$name/vow.h"
+    if cmp -s "$root/include/vow.h" "$tmp/null_$name/vow.h" || ! grep -q '^VOW_BEGIN_DECLS$' "$root/include/$header"; then
         headers_ok=0
-        echo "$header: the -Wnullability-completeness pragma was not found" >>"$header_log"
+        echo "$header: the -Wnullability-completeness pragma (VOW_BEGIN_DECLS) was not found" >>"$header_log"
     elif ! clang -std=c99 -fsyntax-only -Werror=nullability-completeness -I "$tmp/null_$name" -I "$root/include" \
             "${pkg_cflags[@]}" "$tmp/h_$name.c" >>"$header_log" 2>&1; then
         headers_ok=0
@@ -202,7 +199,7 @@ build_programs() {
         esac
         read -r -a loop_flags <<<"$(pkg-config --cflags --libs "$(vow_bridge_pkg "$bridge")")"
         local bridge_code=("$out/libvow-$bridge.a")
-        [[ "$variant" == asan ]] && bridge_code=(-I "$root/Bridges" "$root/Bridges/vow_$bridge.c")
+        [[ "$variant" == asan ]] && mapfile -t bridge_code < <(vow_bridge_sources "$root" "$bridge")
         rm -f "$dir/$name"
         if ! "${compiler[@]}" "${cc_flags[@]}" "${extra[@]}" -o "$dir/$name" "$src_dir/$name.c" "${bridge_code[@]}" \
                 "${loop_flags[@]}" -L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm "${link_extra[@]}" \

@@ -93,15 +93,19 @@ settle(env *e, vow_promise *p)
     return vow_promise_state(p);
 }
 
+/* p rejected with domain "uv", code status, and a message that names the libuv call and
+   its argument before libuv's words: operation is `uv_fs_open("/tmp/x")`. */
 static void
-check_uv_error(vow_promise *p, int status)
+check_uv_error(vow_promise *p, int status, const char *operation)
 {
+    char expected_message[1024];
+    snprintf(expected_message, sizeof expected_message, "%s: %s", operation, uv_strerror(status));
     vow_error *err = vow_promise_error(p);
     CHECK(err != NULL);
     if (err == NULL) return;
     CHECK_EQ_STR(vow_error_domain(err), "uv");
     CHECK_EQ_INT(vow_error_code(err), status);
-    CHECK_EQ_STR(vow_error_message(err), uv_strerror(status));
+    CHECK_EQ_STR(vow_error_message(err), expected_message);
     vow_error_release(err);
     CHECK_EQ_INT(vow_wait(p, 0, NULL, NULL), VOW_REJECTED); /* handled */
 }
@@ -151,10 +155,12 @@ test_fs_open_read_stat_close(void)
 
     vow_promise *missing = vow_uv_fs_open(e.d, in_dir("no-such-file"), O_RDONLY, 0);
     CHECK_EQ_INT(settle(&e, missing), VOW_REJECTED);
-    check_uv_error(missing, UV_ENOENT);
+    char operation[600];
+    snprintf(operation, sizeof operation, "uv_fs_open(\"%s\")", in_dir("no-such-file"));
+    check_uv_error(missing, UV_ENOENT, operation);
     vow_promise *bad_close = vow_uv_fs_close(e.d, 987654);
     CHECK_EQ_INT(settle(&e, bad_close), VOW_REJECTED);
-    check_uv_error(bad_close, UV_EBADF);
+    check_uv_error(bad_close, UV_EBADF, "uv_fs_close(file 987654)");
 
     vow_promise *all[] = {opened, stat, read, closed, by_path, missing, bad_close};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) vow_promise_release(all[i]);
@@ -233,7 +239,7 @@ test_fs_read_edges(void)
     /* A file that is not open: fstat says so. */
     vow_promise *closed = vow_uv_fs_read(e.d, 987654, 10, 0);
     CHECK_EQ_INT(settle(&e, closed), VOW_REJECTED);
-    check_uv_error(closed, UV_EBADF);
+    check_uv_error(closed, UV_EBADF, "uv_fs_fstat(file 987654)");
 
     vow_promise *made[] = {negative, lowest, huge, all, tail, past, none, first, rest, piped, closed};
     for (size_t i = 0; i < sizeof made / sizeof *made; i++) vow_promise_release(made[i]);
@@ -286,9 +292,13 @@ test_read_file(void)
     vow_value_get_bytes(v, &n);
     CHECK_EQ_INT(n, 12);
     vow_value_release(v);
-    check_uv_error(too_big, UV_EFBIG);
-    check_uv_error(a_dir, UV_EISDIR);
-    check_uv_error(missing, UV_ENOENT);
+    char operation[600];
+    snprintf(operation, sizeof operation, "vow_uv_fs_read_file(\"%s\")", in_dir("big.bin"));
+    check_uv_error(too_big, UV_EFBIG, operation);
+    snprintf(operation, sizeof operation, "uv_fs_read(\"%s\")", in_dir("a-directory"));
+    check_uv_error(a_dir, UV_EISDIR, operation);
+    snprintf(operation, sizeof operation, "uv_fs_open(\"%s\")", in_dir("missing.txt"));
+    check_uv_error(missing, UV_ENOENT, operation);
     CHECK_EQ_INT(open_fds(), fds); /* every file closed, whatever happened */
     vow_promise *all[] = {hello, empty, big, too_big, exact, a_dir, missing, proc, no_limit};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) vow_promise_release(all[i]);
@@ -376,7 +386,7 @@ test_getaddrinfo(void)
     vow_promise *neither = vow_uv_getaddrinfo(e.d, NULL, NULL, NULL);
     REQUIRE(neither != NULL);
     CHECK_EQ_INT(vow_promise_state(neither), VOW_REJECTED);
-    check_uv_error(neither, UV_EINVAL);
+    check_uv_error(neither, UV_EINVAL, "uv_getaddrinfo(NULL, NULL)");
     vow_promise_release(neither);
     /* Not a number with AI_NUMERICHOST: a resolver error, as libuv maps it. */
     vow_promise *bad = vow_uv_getaddrinfo(e.d, "not-a-number", "80", &hints);

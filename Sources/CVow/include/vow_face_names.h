@@ -33,6 +33,7 @@
 #define vow_dispatch_at vowface_dispatch_at
 #define vow_dispatch_site vowface_dispatch_site
 #define vow_dispatcher_background vowface_dispatcher_background
+#define vow_dispatcher_context vowface_dispatcher_context
 #define vow_dispatcher_default vowface_dispatcher_default
 #define vow_dispatcher_inline vowface_dispatcher_inline
 #define vow_dispatcher_new vowface_dispatcher_new
@@ -91,6 +92,7 @@
 #define vow_race_at vowface_race_at
 #define vow_race_site vowface_race_site
 #define vow_register_cancellation vowface_register_cancellation
+#define vow_report_misuse vowface_report_misuse
 #define vow_resolver_fulfill vowface_resolver_fulfill
 #define vow_resolver_is_settled vowface_resolver_is_settled
 #define vow_resolver_is_used vowface_resolver_is_used

@@ -34,7 +34,8 @@ final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, Executor
     typealias CancelTimer = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
     private let submitToHost: Submit
-    private let ctx: UnsafeMutableRawPointer?
+    /// What the host gave with submit (vow_dispatcher_context hands it back).
+    let ctx: UnsafeMutableRawPointer?
     /// The host's timers (`vow_dispatcher_new_with_timers`); nil: Dispatch's real clock.
     private let arm: Arm?
     private let cancelTimer: CancelTimer?

@@ -28,3 +28,9 @@ func vowface_set_misuse_handler(_ h: vow_misuse_handler?, _ ctx: UnsafeMutableRa
     // call and its destroy runs.
     withExtendedLifetime(previous) {}
 }
+
+@c @implementation
+func vowface_report_misuse(_ function: UnsafePointer<CChar>?, _ message: UnsafePointer<CChar>?) {
+    guard let function, let message else { return }
+    writeDiagnostic("vow: \(String(cString: function)): \(String(cString: message))")
+}

@@ -1,1 +1,0 @@
-../../../Bridges/bridge_queue.h

@@ -1,1 +1,0 @@
-../../../Bridges/vow_uv.c
