@@ -1242,6 +1242,23 @@ VOW_EXTERN void *VOW_NULLABLE
 vow_dispatcher_context(vow_dispatcher *VOW_NULLABLE d);
 
 /**
+ * The ctx of d when d was made by vow_dispatcher_new or
+ * vow_dispatcher_new_with_timers with this submit function; NULL otherwise
+ * (NULL d, the library's own dispatchers, a dispatcher made with another
+ * submit, and a d that is not a dispatcher, with a misuse line). A host that
+ * makes dispatchers with a submit function of its own learns this way that d
+ * is one of its own before it reads its ctx: the library compares the
+ * function, it never reads ctx, so a dispatcher of another host whose ctx is
+ * anything at all (even not a pointer) is answered NULL. The bridges of
+ * vow_uv.h and vow_glib.h find their state this way. Thread rules as
+ * vow_dispatcher_context.
+ */
+VOW_EXTERN void *VOW_NULLABLE
+vow_dispatcher_host_context(vow_dispatcher *VOW_NULLABLE d,
+                            void (*VOW_NULLABLE submit)(void *VOW_NULLABLE ctx, vow_job VOW_NULLABLE run,
+                                                        void *VOW_NULLABLE job));
+
+/**
  * Makes d (retained) the default dispatcher, for C and Swift alike; NULL
  * restores the library's own serial queue. Callbacks registered earlier keep
  * the dispatcher they were registered with. The hold vow_dispatcher_default

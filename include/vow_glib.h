@@ -45,7 +45,7 @@
  * (Before 0.3.0 these timers ran on the library's real clock.)
  *
  * The bridge knows its dispatchers by their context
- * (vow_dispatcher_context), as vow_uv.h says ("Finding the state").
+ * (vow_dispatcher_host_context), as vow_uv.h says ("Finding the state").
  * (vow_uv.h's debug-mode line for a loop that ends with promises pending
  * has no GLib counterpart: a GMainLoop does not end by itself; a program
  * that forgets vow_glib_hold waits in vow_glib_run for nothing instead of

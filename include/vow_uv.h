@@ -81,11 +81,11 @@
  * runs it; a program that makes its calls before the loop runs makes them on
  * the thread that will run it.
  *
- * Finding the state. The bridge knows its dispatchers by their context
- * (vow_dispatcher_context): a dispatcher of your own (vow_dispatcher_new)
- * given to a call of this header is told apart by the first pointer its ctx
- * points to, so its ctx must be NULL or point to at least a pointer's worth
- * of readable memory (any struct does).
+ * Finding the state. The bridge knows its dispatchers by their submit
+ * function (vow_dispatcher_host_context): a dispatcher of your own
+ * (vow_dispatcher_new) or of the GLib bridge given to a call of this header
+ * is refused as documented for that call (VOW_EINVAL, or NULL), whatever its
+ * ctx; the bridge never reads another host's ctx.
  *
  * The handle. The dispatcher owns one uv_async_t on the loop: never close it
  * yourself. A shutdown that closes every handle with uv_walk must first call

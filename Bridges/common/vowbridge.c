@@ -73,7 +73,9 @@ vowbridge *
 vowbridge_of(vow_dispatcher *d, const vowbridge_ops *ops)
 {
     if (d == NULL) return NULL;
-    vowbridge *b = vow_dispatcher_context(d);
+    /* Only a dispatcher made with the bridges' own submit has a vowbridge for ctx; the
+       library compares the function and never reads a stranger's ctx. */
+    vowbridge *b = vow_dispatcher_host_context(d, vowbridge_submit);
     return b != NULL && b->ops == ops ? b : NULL;
 }
 

@@ -6,9 +6,10 @@
  *
  * A bridge's state starts with a vowbridge, whose first field is the bridge's
  * vowbridge_ops; the state is the ctx of the dispatcher it makes, so that
- * vowbridge_of(d, ops) finds it from d through vow_dispatcher_context (a dispatcher of
- * another bridge, of another copy of the same bridge, or the library's own, is not
- * recognised: its ctx is NULL or does not start with these ops).
+ * vowbridge_of(d, ops) finds it from d through vow_dispatcher_host_context with the
+ * bridges' own submit (a dispatcher of another host or the library's own is not
+ * recognised, and its ctx is never read), then checks the ops (the other bridge's
+ * dispatcher is not this one's).
  *
  *   the queue      jobs submitted to the dispatcher, a FIFO guarded by `lock`; the bridge
  *                  is told (ops->queued) so that it wakes its loop, and runs them with

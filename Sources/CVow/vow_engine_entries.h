@@ -3,5 +3,5 @@
    VowEngineEntries_ and a digest of its layout. */
 #ifndef VOW_ENGINE_ENTRIES_H
 #define VOW_ENGINE_ENTRIES_H
-#define VOW_ENGINE_ENTRIES VowEngineEntries_b9cfe21dce8d7b3a
+#define VOW_ENGINE_ENTRIES VowEngineEntries_d6db9b8df15b07fe
 #endif

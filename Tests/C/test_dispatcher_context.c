@@ -80,6 +80,42 @@ test_the_librarys_own_and_bad_input(void)
 }
 
 static void
+other_submit(void *ctx, vow_job run, void *job)
+{
+    drop_submit(ctx, run, job);
+}
+
+/* vow_dispatcher_host_context answers only for the submit the dispatcher was made with,
+   and never reads ctx (a ctx that is no pointer is handed back as it is). */
+static void
+test_host_context_by_submit(void)
+{
+    void *odd = (void *)(uintptr_t)1;
+    vow_dispatcher *d = vow_dispatcher_new(drop_submit, odd, NULL);
+    REQUIRE(d != NULL);
+    CHECK(vow_dispatcher_host_context(d, drop_submit) == odd);
+    CHECK(vow_dispatcher_host_context(d, other_submit) == NULL);
+    CHECK(vow_dispatcher_host_context(d, NULL) == NULL);
+    vow_dispatcher *t = vow_dispatcher_new_with_timers(other_submit, never_arm, NULL, &destroyed, NULL);
+    REQUIRE(t != NULL);
+    CHECK(vow_dispatcher_host_context(t, other_submit) == &destroyed);
+    CHECK(vow_dispatcher_host_context(t, drop_submit) == NULL);
+    vow_dispatcher_release(t);
+    vow_dispatcher_release(d);
+    lines = 0;
+    vow_set_misuse_handler(keep_line, NULL, NULL);
+    CHECK(vow_dispatcher_host_context(vow_dispatcher_default(), drop_submit) == NULL);
+    CHECK(vow_dispatcher_host_context(NULL, drop_submit) == NULL);
+    CHECK_EQ_INT(lines, 0);
+    vow_value *v = vow_value_int(1);
+    CHECK(vow_dispatcher_host_context((vow_dispatcher *)v, drop_submit) == NULL);
+    CHECK_EQ_INT(lines, 1);
+    CHECK(strstr(last_line, "vow: vow_dispatcher_host_context: expected a vow_dispatcher") == last_line);
+    vow_value_release(v);
+    vow_set_misuse_handler(NULL, NULL, NULL);
+}
+
+static void
 test_report_misuse(void)
 {
     lines = 0;
@@ -96,5 +132,6 @@ test_report_misuse(void)
 TEST_MAIN_BEGIN("test_dispatcher_context")
     RUN_TEST(test_the_hosts_ctx_back);
     RUN_TEST(test_the_librarys_own_and_bad_input);
+    RUN_TEST(test_host_context_by_submit);
     RUN_TEST(test_report_misuse);
 TEST_MAIN_END

@@ -114,6 +114,15 @@ test_dispatcher_context(void)
     vow_value_release(nothing);
     CHECK(vow_uv_timer(own, 1) == NULL);
     vow_dispatcher_release(own);
+    /* A ctx that is no pointer at all: the bridge never reads it (it asks
+       vow_dispatcher_host_context with its own submit), so nothing faults. */
+    vow_dispatcher *odd = vow_dispatcher_new(own_submit, (void *)(uintptr_t)1, NULL);
+    REQUIRE(odd != NULL);
+    CHECK(vow_dispatcher_host_context(odd, own_submit) == (void *)(uintptr_t)1);
+    CHECK_EQ_INT(vow_uv_dispatcher_close(odd), VOW_EINVAL);
+    CHECK(vow_uv_timer(odd, 1) == NULL);
+    CHECK(vow_uv_fs_stat(odd, "/") == NULL);
+    vow_dispatcher_release(odd);
     CHECK_EQ_INT(vow_uv_dispatcher_close(d), VOW_OK);
     CHECK_EQ_INT(vow_uv_dispatcher_close(d), VOW_EALREADY);
     vow_dispatcher_release(d);

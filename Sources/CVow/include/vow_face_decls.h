@@ -38,6 +38,7 @@ __typeof__(vow_dispatch_site) vowface_dispatch_site;
 __typeof__(vow_dispatcher_background) vowface_dispatcher_background;
 __typeof__(vow_dispatcher_context) vowface_dispatcher_context;
 __typeof__(vow_dispatcher_default) vowface_dispatcher_default;
+__typeof__(vow_dispatcher_host_context) vowface_dispatcher_host_context;
 __typeof__(vow_dispatcher_inline) vowface_dispatcher_inline;
 __typeof__(vow_dispatcher_new) vowface_dispatcher_new;
 __typeof__(vow_dispatcher_new_with_timers) vowface_dispatcher_new_with_timers;

@@ -35,6 +35,7 @@
 #define vow_dispatcher_background vowface_dispatcher_background
 #define vow_dispatcher_context vowface_dispatcher_context
 #define vow_dispatcher_default vowface_dispatcher_default
+#define vow_dispatcher_host_context vowface_dispatcher_host_context
 #define vow_dispatcher_inline vowface_dispatcher_inline
 #define vow_dispatcher_new vowface_dispatcher_new
 #define vow_dispatcher_new_with_timers vowface_dispatcher_new_with_timers

@@ -12,3 +12,26 @@ func vowface_dispatcher_context(_ d: OpaquePointer?) -> UnsafeMutableRawPointer?
     case .swift?, nil: return nil
     }
 }
+
+/// vow_dispatcher_host_context: the ctx of a host dispatcher made with `submit`, else nil.
+/// Compares the function pointers only; never reads ctx.
+@c @implementation
+func vowface_dispatcher_host_context(
+    _ d: OpaquePointer?,
+    _ submit: (@convention(c) (UnsafeMutableRawPointer?, vow_job?, UnsafeMutableRawPointer?) -> Void)?
+) -> UnsafeMutableRawPointer? {
+    guard d != nil else { return nil }
+    switch dispatcherObject(d, in: "vow_dispatcher_host_context") {
+    case .host(let host)?:
+        guard let submit, host.hasSubmit(submit) else { return nil }
+        return host.ctx
+    case .swift?, nil: return nil
+    }
+}
+
+extension HostDispatcher {
+    /// Whether the host made this dispatcher with `submit` (the same C function).
+    func hasSubmit(_ submit: Submit) -> Bool {
+        unsafeBitCast(submitToHost, to: UnsafeRawPointer.self) == unsafeBitCast(submit, to: UnsafeRawPointer.self)
+    }
+}

@@ -33,7 +33,8 @@ final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, Executor
     typealias Arm = @convention(c) (UnsafeMutableRawPointer?, Double, vow_job?, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
     typealias CancelTimer = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
-    private let submitToHost: Submit
+    /// The host's submit (vow_dispatcher_host_context compares it).
+    let submitToHost: Submit
     /// What the host gave with submit (vow_dispatcher_context hands it back).
     let ctx: UnsafeMutableRawPointer?
     /// The host's timers (`vow_dispatcher_new_with_timers`); nil: Dispatch's real clock.
