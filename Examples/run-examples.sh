@@ -54,8 +54,10 @@ CC=${CC:-cc}
 CFLAGS=(-std=c11 -Wall -Wextra -Werror -I "$ROOT/include")
 C_LINK=(-L "$BIN" -lvow -Wl,-rpath,"$BIN" -lpthread)
 
-# Swift: the Vow module from BIN/Modules and the same libvow.so (scripts/lib/vow-swift.sh).
-source "$ROOT/scripts/lib/vow-swift.sh"
+# Swift: the Vow module from BIN/Modules and the same libvow.so (scripts/lib/vow-swift.sh);
+# runs: scripts/lib/vow-matrix.sh, the native runners' one matrix (plain, and valgrind below).
+source "$ROOT/scripts/lib/vow-matrix.sh"
+vow_matrix_mode "$ROOT" plain 60
 vow_swiftc_flags "$BIN" "$ROOT" || exit 2
 SWIFTC=${SWIFTC:-swiftc}
 SWIFT_FLAGS=("${VOW_SWIFTC_FLAGS[@]}")
@@ -100,8 +102,9 @@ build() {
     fi
 }
 
-# run NAME EXPECTED-LINE... -- COMMAND...: runs an example (60 s at most, from the
-# repository's root), then checks its exit status and that each expected line appears.
+# run NAME EXPECTED-LINE... -- COMMAND...: runs an example (from the repository's root) in
+# the current mode of scripts/lib/vow-matrix.sh (plain: 60 s at most), then checks its exit
+# status and that each expected line appears.
 run() {
     local name=$1
     shift
@@ -111,21 +114,8 @@ run() {
         shift
     done
     shift
-    local log
-    log=$(log_of "$name")
-    timeout 60 "$@" >"$log" 2>&1
-    local rc=$?
-    local missing=()
-    for line in "${expected[@]}"; do
-        grep -qF -- "$line" "$log" || missing+=("$line")
-    done
-    if [ "$rc" -ne 0 ] || [ ${#missing[@]} -gt 0 ]; then
-        echo "FAIL $name (exit $rc)"
-        for line in "${missing[@]}"; do echo "    missing: $line"; done
-        sed 's/^/    | /' "$log" | tail -40
-        return 1
-    fi
-    echo "ok   $name"
+    vow_matrix_run "$(log_of "$name")" "$@"
+    vow_matrix_expect "$name" "$(log_of "$name")" "${expected[@]}"
 }
 
 # --- the examples ----------------------------------------------------------------------------
@@ -172,22 +162,15 @@ example_libuv() {
         "libuv example: ok" -- "$OUT/libuv-example"
 }
 
-# run_valgrind NAME EXPECTED-LINE... -- COMMAND...: `run` under valgrind (memcheck, the
-# standard leak check with the suppression file make install ships, as the docs show it,
-# plus Examples/valgrind.supp for the worker threads libuv and GLib keep until exit).
+# run_valgrind NAME EXPECTED-LINE... -- COMMAND...: `run` under valgrind (vow-matrix.sh's
+# valgrind mode: the standard leak check with the suppression file make install ships, as the
+# docs show it, plus Examples/valgrind.supp for the worker threads GLib keeps until exit).
 run_valgrind() {
-    local name=$1
-    shift
-    command -v valgrind >/dev/null 2>&1 || { echo "FAIL $name: valgrind not found"; return 1; }
-    local args=()
-    while [ "$1" != "--" ]; do
-        args+=("$1")
-        shift
-    done
-    shift
-    run "$name" "${args[@]}" -- valgrind -q --error-exitcode=99 --leak-check=full \
-        "--suppressions=$ROOT/scripts/vow-valgrind.supp" "--suppressions=$ROOT/Examples/valgrind.supp" \
-        --fair-sched=yes "$@"
+    local rc=0
+    vow_matrix_mode "$ROOT" valgrind 60 "--suppressions=$ROOT/Examples/valgrind.supp" || { echo "FAIL $1"; return 1; }
+    run "$@" || rc=1
+    vow_matrix_mode "$ROOT" plain 60
+    return "$rc"
 }
 
 # Examples/libuv-files: a libuv program reads 302 files, at most 8 at once, a Swift component

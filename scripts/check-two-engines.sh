@@ -32,9 +32,9 @@ dir="$work/two-engines" rc=0
 identity=$(basename "$ROOT" | tr '[:upper:]' '[:lower:]')
 mkdir -p "$dir/Sources/Twin" "$dir/Sources/TwinApp" "$dir/Sources/TwoHost" "$dir/Sources/OneHost"
 cp Tests/TwoEngines/Component.swift "$dir/Sources/Twin/"
-cp Tests/TwoEngines/App/main.swift "$dir/Sources/TwinApp/"
-cp Tests/TwoEngines/Host/main.swift "$dir/Sources/TwoHost/"
-cp Tests/TwoEngines/Host/main.swift "$dir/Sources/OneHost/"
+cp Tests/TwoEngines/App/TwinAppMain.swift "$dir/Sources/TwinApp/main.swift"
+cp Tests/TwoEngines/Host/HostMain.swift "$dir/Sources/TwoHost/main.swift"
+cp Tests/TwoEngines/Host/HostMain.swift "$dir/Sources/OneHost/main.swift"
 cp Tests/TwoEngines/main.c Tests/TwoEngines/Plugin/Plugin.swift "$dir/"
 echo '{ VowEngineEntries_*; };' >"$dir/table-only.list"
 cat >"$dir/Package.swift" <<PKG

@@ -15,7 +15,8 @@
 #               tests (VOW_TEST_SCALE=small) and longer bounds; and checks that
 #               the same flags still fail a program that leaks a promise
 #               (Tests/C/valgrind/leaks_a_promise.c).
-#   --asan      compiles the C side with clang -fsanitize=address (lld).
+#   --asan      compiles the C side with clang -fsanitize=address,undefined (lld).
+#   The modes are scripts/lib/vow-matrix.sh's, shared by every native runner.
 #
 # Environment: C_TESTS="test_values test_wait" runs only those programs.
 #
@@ -34,7 +35,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="$here/out"
 
-mode=normal
+mode=plain
 bin=""
 for arg in "$@"; do
     case "$arg" in
@@ -46,19 +47,9 @@ for arg in "$@"; do
     esac
 done
 
-if [[ -z "$bin" ]]; then
-    source "$root/scripts/lib/vow-swift.sh"
-    bin="$(vow_release_bin "$root")" || {
-        echo "run-c-tests: could not build the release library; pass BIN_DIR" >&2
-        exit 2
-    }
-fi
-bin="$(cd "$bin" 2>/dev/null && pwd)" || { echo "run-c-tests: $bin is not a folder" >&2; exit 2; }
+source "$root/scripts/lib/vow-matrix.sh"
+bin="$(vow_matrix_bin "$root" run-c-tests "$bin")" || exit 2
 lib="$bin/libvow.so"
-if [[ ! -f "$lib" ]]; then
-    echo "run-c-tests: $lib not found (build it: swift build -c release)" >&2
-    exit 2
-fi
 
 mkdir -p "$out"
 export SWIFT_BACKTRACE=enable=no
@@ -88,46 +79,16 @@ else
     status=1
 fi
 
-# --- compilers and tools -------------------------------------------------------
-cc_cmd=(cc)
+# --- the mode (scripts/lib/vow-matrix.sh) and the Swift stage library -----------------
+# Under valgrind, Tests/C/c-tests-valgrind.supp adds test_support.h's own watchdog thread.
+vow_matrix_mode "$root" "$mode" 120 "--suppressions=$here/c-tests-valgrind.supp" || exit 2
 cc_flags=(-std=c11 -Wall -Wextra -Werror -g -O1 -I "$root/include" -I "$here")
 link_flags=(-L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm)
-run_prefix=()
-timeout_s=120
-case "$mode" in
-    valgrind)
-        command -v valgrind >/dev/null 2>&1 || { echo "run-c-tests: valgrind not found" >&2; exit 2; }
-        # The standard leak check (every leak kind but "still reachable" is an error) with
-        # the suppression file that make install ships: it hides the Swift runtime's and
-        # Dispatch's one-time allocations only (test_valgrind_catches_leaks below checks
-        # that a leaked promise still fails).
-        run_prefix=(valgrind --error-exitcode=99 --leak-check=full
-                    "--suppressions=$root/scripts/vow-valgrind.supp" --fair-sched=yes -q)
-        # test_support.h's own watchdog thread: Tests/C/valgrind.supp.
-        [[ -f "$here/valgrind.supp" ]] && run_prefix+=("--suppressions=$here/valgrind.supp")
-        export VOW_TEST_SCALE=small VOW_TEST_WAIT=120 VOW_TEST_WATCHDOG=1150
-        timeout_s=1200
-        ;;
-    asan)
-        cc_cmd=(clang)
-        cc_flags+=(-fsanitize=address -fno-omit-frame-pointer)
-        link_flags+=(-fsanitize=address -fuse-ld=lld)
-        export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
-        [[ -f "$here/lsan.supp" ]] && export LSAN_OPTIONS="suppressions=$here/lsan.supp"
-        ;;
-esac
-
-# --- the Swift stage library ---------------------------------------------------
-# Built against the same libvow.so (scripts/lib/vow-swift.sh has the recipe).
-source "$root/scripts/lib/vow-swift.sh"
+# Built against the same libvow.so.
 stage_ok=0
 stage_log="$out/libvowstage.log"
-if ! vow_swiftc_flags "$bin" "$root" 2> "$stage_log"; then
-    : # the log says why
-elif swiftc -emit-library -module-name VowStage "$here/swift-stage/Stage.swift" \
-        "${VOW_SWIFTC_FLAGS[@]}" -o "$out/libvowstage.so" > "$stage_log" 2>&1; then
-    stage_ok=1
-fi
+vow_matrix_swift_library "$bin" "$root" "$stage_log" VowStage "$out/libvowstage.so" \
+    "$here/swift-stage/Stage.swift" && stage_ok=1
 
 # --- build and run each program -------------------------------------------------
 passed=0
@@ -151,8 +112,7 @@ for src in "${sources[@]}"; do
         fi
         extra=(-L "$out" -lvowstage "-Wl,-rpath,$out")
     fi
-    rm -f "$exe"
-    if ! "${cc_cmd[@]}" "${cc_flags[@]}" -o "$exe" "$src" "${extra[@]}" "${link_flags[@]}" > "$out/$name.build.log" 2>&1; then
+    if ! vow_matrix_compile "$exe" "$out/$name.build.log" cc "${cc_flags[@]}" "$src" "${extra[@]}" "${link_flags[@]}"; then
         # GNU ld: undefined reference to `vow_x'; lld: undefined symbol: vow_x
         missing="$(grep -oE "(undefined reference to \`|undefined symbol: )vow_[a-z0-9_]*" "$out/$name.build.log" \
             | grep -oE 'vow_[a-z0-9_]*$' | sort -u | tr '\n' ' ')"
@@ -165,31 +125,8 @@ for src in "${sources[@]}"; do
         failed=$((failed + 1))
         continue
     fi
-    t0=$(date +%s.%N)
-    timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$exe" > "$log" 2>&1
-    rc=$?
-    t1=$(date +%s.%N)
-    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-    result="$(grep -o 'RESULT checks=[0-9]* failures=[0-9]*' "$log" | tail -1)"
-    checks="$(printf '%s' "$result" | sed -n 's/.*checks=\([0-9]*\).*/\1/p')"
-    fails="$(printf '%s' "$result" | sed -n 's/.*failures=\([0-9]*\).*/\1/p')"
-    if [[ "$rc" -eq 0 && -n "$result" && "$fails" == "0" ]]; then
-        echo "ok   $name ($checks checks, ${secs} s)"
-        passed=$((passed + 1))
-    else
-        why="exit $rc"
-        [[ "$rc" -eq 124 || "$rc" -eq 137 ]] && why="timed out after ${timeout_s} s"
-        [[ "$rc" -eq 99 ]] && why="valgrind found errors"
-        [[ "$rc" -gt 128 && "$rc" -ne 137 ]] && why="killed by signal $((rc - 128))"
-        if [[ -n "$result" ]]; then
-            echo "FAIL $name ($why; $fails of $checks checks failed, ${secs} s; log: $log)"
-        else
-            echo "FAIL $name ($why before finishing, ${secs} s; log: $log)"
-        fi
-        grep -E 'CHECK failed|FAIL |watchdog|destroyed [0-9]+ times|while checking|case [0-9]+|==[0-9]+==|stderr for|Fatal error|fatal error|Assertion|Segmentation' "$log" \
-            | head -40 | sed 's/^/    /'
-        failed=$((failed + 1))
-    fi
+    vow_matrix_run "$log" "$exe"
+    if vow_matrix_judge "$name" "$log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 
 # --- the suppression file hides the runtime, not a leak ---------------------------
@@ -200,13 +137,13 @@ done
 if [[ "$mode" == valgrind ]] && { [[ -z "${C_TESTS:-}" ]] || [[ " $C_TESTS " == *" leaks_a_promise "* ]]; }; then
     name=leaks_a_promise
     log="$out/$name.log"
-    if ! "${cc_cmd[@]}" "${cc_flags[@]}" -o "$out/$name" "$here/valgrind/$name.c" "${link_flags[@]}" \
-            > "$out/$name.build.log" 2>&1; then
+    if ! vow_matrix_compile "$out/$name" "$out/$name.build.log" cc "${cc_flags[@]}" \
+            "$here/valgrind/$name.c" "${link_flags[@]}"; then
         echo "FAIL $name (does not compile: $out/$name.build.log)"
         failed=$((failed + 1))
     else
-        timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$out/$name" > "$log" 2>&1
-        rc=$?
+        vow_matrix_run "$log" "$out/$name"
+        rc=$VOW_MATRIX_RC
         if [[ "$rc" -eq 99 ]] && grep -q "definitely lost in loss record" "$log" \
                 && grep -A12 "definitely lost in loss record" "$log" | grep -qE "vow(face)?_promise_fulfilled"; then
             echo "ok   $name (valgrind fails it: the leaked promise is reported, the suppressions hide only the runtime)"
