@@ -23,7 +23,8 @@
 # Steps: the header checks (Tests/C/header/check_header.sh, check_symbols.sh,
 # check_site_twins.sh),
 # the stage library, then every Tests/C/test_*.c and Tests/C/ffi_*.c compiled
-# with `cc -std=c11 -Wall -Wextra -Werror` into Tests/C/out/ (git-ignored)
+# with `cc -std=c11 -Wall -Wextra -Werror` into Tests/C/out/ (git-ignored; ASan builds in
+# Tests/C/out/asan/; a build up to date is kept, so the valgrind mode runs the plain ones)
 # and run one after the other (120 s each; valgrind 1200 s); under valgrind,
 # also Tests/C/valgrind/leaks_a_promise.c, which must fail. One line per
 # program, then exactly: `c-tests: N passed, M failed` (N, M = programs).
@@ -83,6 +84,9 @@ fi
 # Under valgrind, Tests/C/c-tests-valgrind.supp adds test_support.h's own watchdog thread.
 vow_matrix_mode "$root" "$mode" 120 "--suppressions=$here/c-tests-valgrind.supp" || exit 2
 cc_flags=(-std=c11 -Wall -Wextra -Werror -g -O1 -I "$root/include" -I "$here")
+# The ASan builds have a folder of their own: the valgrind mode runs the plain builds.
+programs="$out"
+[[ "$mode" == asan ]] && programs="$out/asan" && mkdir -p "$programs"
 link_flags=(-L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm)
 # Built against the same libvow.so.
 stage_ok=0
@@ -100,7 +104,7 @@ for src in "${sources[@]}"; do
     if [[ -n "${C_TESTS:-}" ]] && [[ " $C_TESTS " != *" $name "* ]]; then
         continue
     fi
-    exe="$out/$name"
+    exe="$programs/$name"
     log="$out/$name.log"
     extra=()
     if [[ "$name" == "test_swift_bridge" ]]; then
@@ -112,15 +116,15 @@ for src in "${sources[@]}"; do
         fi
         extra=(-L "$out" -lvowstage "-Wl,-rpath,$out")
     fi
-    if ! vow_matrix_compile "$exe" "$out/$name.build.log" cc "${cc_flags[@]}" "$src" "${extra[@]}" "${link_flags[@]}"; then
+    if ! vow_matrix_compile "$exe" "$exe.build.log" cc "${cc_flags[@]}" "$src" "${extra[@]}" "${link_flags[@]}"; then
         # GNU ld: undefined reference to `vow_x'; lld: undefined symbol: vow_x
-        missing="$(grep -oE "(undefined reference to \`|undefined symbol: )vow_[a-z0-9_]*" "$out/$name.build.log" \
+        missing="$(grep -oE "(undefined reference to \`|undefined symbol: )vow_[a-z0-9_]*" "$exe.build.log" \
             | grep -oE 'vow_[a-z0-9_]*$' | sort -u | tr '\n' ' ')"
         if [[ -n "$missing" ]]; then
             echo "FAIL $name (does not link: not implemented in libvow.so: $missing)"
         else
-            echo "FAIL $name (does not compile: $out/$name.build.log)"
-            sed 's/^/    /' "$out/$name.build.log" | head -20
+            echo "FAIL $name (does not compile: $exe.build.log)"
+            sed 's/^/    /' "$exe.build.log" | head -20
         fi
         failed=$((failed + 1))
         continue

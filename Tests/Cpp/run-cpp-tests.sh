@@ -136,8 +136,7 @@ program_path() {
 }
 
 # build_program SRC CXX STD: compiles the program for the current mode and sets exe to its
-# path. A program built earlier in this run is reused (the valgrind mode runs the plain builds).
-declare -A built=()
+# path. A program built and up to date is kept (the valgrind mode runs the plain builds).
 build_program() {
     local src=$1 cxx=$2 std=$3 name
     name="$(basename "$src" .cpp)"
@@ -146,9 +145,7 @@ build_program() {
     local link=(-L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread)
     [[ "$name" == test_no_exceptions ]] && flags+=(-fno-exceptions)
     [[ "$name" == test_cpp_swift ]] && link=(-L "$out" -lvowstage "-Wl,-rpath,$out" "${link[@]}")
-    [[ -n "${built[$exe]:-}" ]] && return 0
-    vow_matrix_compile "$exe" "$exe.build.log" "$cxx" "${flags[@]}" "$src" "${link[@]}" || return 1
-    built[$exe]=1
+    vow_matrix_compile "$exe" "$exe.build.log" "$cxx" "${flags[@]}" "$src" "${link[@]}"
 }
 
 # The builds a mode runs: every build plain, the sanitizer builds under valgrind and ASan.
@@ -163,7 +160,6 @@ prebuild() {
     jobs=$(nproc 2>/dev/null || echo 2)
     local -a mine=()
     read -r -a mine <<<"$(mode_builds "$VOW_MATRIX_MODE")"
-    local -a made=()
     for src in "$here"/test_*.cpp; do
         local name
         name="$(basename "$src" .cpp)"
@@ -172,20 +168,11 @@ prebuild() {
         for build in "${mine[@]}"; do
             local cxx=${build%%:*} std=${build#*:}
             build_program "$src" "$cxx" "$std" >/dev/null 2>&1 &
-            made+=("$src|$cxx|$std")
             running=$((running + 1))
             if [[ "$running" -ge "$jobs" ]]; then wait -n; running=$((running - 1)); fi
         done
     done
     wait
-    # The jobs ran in subshells: note here what they built.
-    local entry
-    for entry in "${made[@]}"; do
-        IFS='|' read -r src cxx std <<<"$entry"
-        local path
-        path="$(program_path "$src" "$cxx" "$std")"
-        [[ -x "$path" ]] && built[$path]=1
-    done
 }
 
 run_mode() {

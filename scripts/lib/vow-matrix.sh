@@ -9,9 +9,10 @@
 #             allocations only) plus the runner's own; ten times the bound, and the test
 #             harness (Tests/C/test_support.h) told so: VOW_TEST_SCALE=small, VOW_TEST_WAIT,
 #             VOW_TEST_WATCHDOG;
-#   asan      built with AddressSanitizer and UndefinedBehaviorSanitizer (clang, or the
-#             runner's C++ compiler; clang links with lld, both ship with the Swift
-#             toolchain), LeakSanitizer on unless ASAN_OPTIONS says otherwise. Only the
+#   asan      built with AddressSanitizer (clang, or the runner's C++ compiler), and with
+#             UndefinedBehaviorSanitizer where the compiler is clang (clang links with lld;
+#             both ship with the Swift toolchain), LeakSanitizer on unless ASAN_OPTIONS
+#             says otherwise. Only the
 #             program is instrumented, not libvow.so. LeakSanitizer stops the process's
 #             threads with ptrace: where a container forbids it, set
 #             ASAN_OPTIONS=detect_leaks=0 and rely on the valgrind mode for leaks.
@@ -24,7 +25,8 @@
 #                                      --suppressions=FILE, ...) are added under valgrind
 #   vow_matrix_compile EXE LOG COMPILER ARG...
 #                                      COMPILER ARG... -o EXE, output in LOG, with the
-#                                      mode's flags (asan: cc becomes clang)
+#                                      mode's flags (asan: cc becomes clang); an EXE built
+#                                      by the same command and up to date is kept
 #   vow_matrix_run LOG COMMAND...      runs COMMAND in the mode, output in LOG; sets
 #                                      VOW_MATRIX_RC and VOW_MATRIX_SECS
 #   vow_matrix_judge LABEL LOG [PATTERN]
@@ -39,6 +41,7 @@
 #   vow_matrix_swift_library BIN ROOT LOG MODULE OUT SOURCE...
 #                                      a Swift component (swiftc -emit-library) that
 #                                      imports Vow from BIN and links the same libvow.so
+#                                      (kept if up to date)
 
 source "$(dirname "${BASH_SOURCE[0]}")/vow-swift.sh"
 
@@ -90,11 +93,37 @@ vow_matrix_compile() {
     local flags=()
     if [[ "$VOW_MATRIX_MODE" == asan ]]; then
         [[ "$compiler" == cc ]] && compiler=clang
-        flags=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
-        [[ "$compiler" == clang* ]] && flags+=(-fuse-ld=lld)
+        flags=(-fsanitize=address -fno-omit-frame-pointer)
+        # UBSan too where it costs little: with clang (with g++, it doubles a C++ build's time).
+        [[ "$compiler" == clang* ]] && flags=(-fsanitize=address,undefined -fno-sanitize-recover=undefined
+                                              -fno-omit-frame-pointer -fuse-ld=lld)
     fi
-    rm -f "$exe"
-    "$compiler" "${flags[@]}" -o "$exe" "$@" >"$log" 2>&1
+    local command=("$compiler" "${flags[@]}" -o "$exe" "$@")
+    vow_matrix_up_to_date "$exe" "${command[@]}" && return 0
+    rm -f "$exe" "$exe.command"
+    "${command[@]}" >"$log" 2>&1 || return 1
+    printf '%s\n' "${command[*]}" >"$exe.command"
+}
+
+# vow_matrix_up_to_date EXE COMMAND...: EXE was built by this very command (EXE.command) and
+# is newer than every file the command names, every header in the folders it includes
+# (-I DIR, recursively) and every shared library in the folders it links from (-L DIR). So
+# a stage reuses the programs an earlier stage built the same way (the valgrind stage the
+# c-tests stage's, a second run of a runner its first run's), and rebuilds what changed.
+vow_matrix_up_to_date() {
+    local exe=$1 arg prev="" newer=""
+    shift
+    [[ -x "$exe" && -f "$exe.command" && "$(cat "$exe.command")" == "$*" ]] || return 1
+    for arg; do
+        case "$prev:$arg" in
+            -I:*) newer="$(find "$arg" \( -name '*.h' -o -name '*.hpp' \) -newer "$exe" -print -quit 2>/dev/null)" ;;
+            *:-I?*) newer="$(find "${arg#-I}" \( -name '*.h' -o -name '*.hpp' \) -newer "$exe" -print -quit 2>/dev/null)" ;;
+            -L:*) newer="$(find "$arg" -maxdepth 1 -name '*.so' -newer "$exe" -print -quit 2>/dev/null)" ;;
+            *) [[ -f "$arg" && "$arg" -nt "$exe" ]] && newer=$arg ;;
+        esac
+        [[ -z "$newer" ]] || return 1
+        prev=$arg
+    done
 }
 
 vow_matrix_run() {
@@ -151,8 +180,14 @@ vow_matrix_expect() {
 }
 
 vow_matrix_swift_library() {
-    local bin=$1 root=$2 log=$3 module=$4 out=$5
+    local bin=$1 root=$2 log=$3 module=$4 out=$5 source
     shift 5
     vow_swiftc_flags "$bin" "$root" 2>"$log" || return 1
+    # Kept when newer than its sources and the library and module it builds on.
+    local up_to_date=1
+    for source in "$@" "$bin/libvow.so" "$bin/Modules/Vow.swiftmodule"; do
+        [[ -f "$out" && ! "$source" -nt "$out" ]] || up_to_date=0
+    done
+    [[ "$up_to_date" -eq 1 ]] && return 0
     swiftc -emit-library -module-name "$module" "${VOW_SWIFTC_FLAGS[@]}" "$@" -o "$out" >"$log" 2>&1
 }
