@@ -66,6 +66,8 @@ SWIFT_FLAGS=("${VOW_SWIFTC_FLAGS[@]}")
 # it; uv.h needs POSIX declarations that a strict -std=c11 hides), the bridge's header and
 # archive (scripts/lib/vow-bridges.sh builds them into OUT), the loop's library.
 source "$ROOT/scripts/lib/vow-bridges.sh"
+# README.md shows some examples verbatim (vow_readme_shows FILE: the code block after `<!-- FILE -->`).
+source "$ROOT/scripts/lib/vow-doc-blocks.sh"
 LOOP_CFLAGS=(-Wall -Wextra -Werror -I "$ROOT/include")
 loop_link() { # NAME: the link flags of a program on bridge NAME (uv, glib)
     local flags
@@ -74,17 +76,6 @@ loop_link() { # NAME: the link flags of a program on bridge NAME (uv, glib)
 }
 
 log_of() { echo "$OUT/$1.log"; }
-
-# readme_shows FILE: README.md shows FILE verbatim, in the code block after `<!-- FILE -->`.
-readme_shows() {
-    if ! diff -q <(awk -v marker="<!-- $1 -->" '
-            $0 == marker { found = 1; next }
-            found && /^```/ { if (inside) exit; inside = 1; next }
-            inside { print }' "$ROOT/README.md") "$ROOT/$1" >/dev/null; then
-        echo "FAIL readme: the code block after <!-- $1 --> in README.md differs from $1"
-        return 1
-    fi
-}
 
 # build NAME COMMAND...: runs a build step, keeps its output in NAME.build.log.
 build() {
@@ -128,8 +119,8 @@ example_readme() {
         -L "$OUT" -lsquare -Wl,-rpath,"$OUT" "${C_LINK[@]}" || return 1
     run readme "7 squared is 49" -- "$OUT/readme" || return 1
     # README.md shows these two files verbatim (each after a `<!-- path -->` marker).
-    readme_shows Examples/readme/square.swift || return 1
-    readme_shows Examples/readme/main.c || return 1
+    vow_readme_shows Examples/readme/square.swift || return 1
+    vow_readme_shows Examples/readme/main.c || return 1
 }
 
 # The README's "In your event loop": a libuv timer and a GLib timeout as promises.
@@ -144,8 +135,8 @@ example_readme_loops() {
     run readme-loop-uv "the timer fired; this callback runs inside uv_run" -- "$OUT/readme-loop-uv" || return 1
     run readme-loop-glib "the timeout fired; this callback runs inside g_main_loop_run" \
         -- "$OUT/readme-loop-glib" || return 1
-    readme_shows Examples/readme/loop_uv.c || return 1
-    readme_shows Examples/readme/loop_glib.c || return 1
+    vow_readme_shows Examples/readme/loop_uv.c || return 1
+    vow_readme_shows Examples/readme/loop_glib.c || return 1
 }
 
 # A libuv program: TCP I/O chained with Vow on the loop, one step in Swift.

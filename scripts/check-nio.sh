@@ -109,13 +109,7 @@ nio_example() {
     output=$(timeout 60 "$bin/NIOExample" 2>&1) || { echo "FAIL: Examples/nio exited non-zero: $output"; return 1; }
     [ "$output" = "the answer is 42" ] || { echo "FAIL: Examples/nio printed: $output"; return 1; }
     local file=Examples/nio/Sources/NIOExample/main.swift
-    if ! diff -q <(awk -v marker="<!-- $file -->" '
-            $0 == marker { found = 1; next }
-            found && /^```/ { if (inside) exit; inside = 1; next }
-            inside { print }' README.md) "$file" >/dev/null; then
-        echo "FAIL: the code block after <!-- $file --> in README.md differs from $file"
-        return 1
-    fi
+    vow_readme_shows "$file" || return 1
     echo "ok   Examples/nio builds, prints 'the answer is 42', and README.md shows it as it is"
 }
 
@@ -150,6 +144,7 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 log_dir="$ROOT/.build-logs"
 mkdir -p "$log_dir"
 source "$ROOT/scripts/lib/vow-swift.sh"
+source "$ROOT/scripts/lib/vow-doc-blocks.sh"
 
 if [ "${1:-}" = "--plain" ]; then
     keeping_package_resolved nio_tests
