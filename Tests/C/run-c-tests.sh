@@ -8,15 +8,12 @@
 #               This script builds no Swift except the small stage library
 #               Tests/C/swift-stage/Stage.swift (for test_swift_bridge), which
 #               links against that same libvow.so.
-#   --valgrind  runs each program under valgrind (memcheck, leak-checked:
-#               --leak-check=full with the suppression file that make install
-#               ships, scripts/vow-valgrind.supp, which hides only the Swift
-#               runtime's one-time allocations), with smaller sizes for the big
-#               tests (VOW_TEST_SCALE=small) and longer bounds; and checks that
-#               the same flags still fail a program that leaks a promise
+#   --valgrind, --asan
+#               the modes of scripts/lib/vow-matrix.sh (shared by every native runner:
+#               memcheck with the shipped suppression file, smaller sizes, longer
+#               bounds; clang with ASan and UBSan); under valgrind, also checks that the
+#               same flags still fail a program that leaks a promise
 #               (Tests/C/valgrind/leaks_a_promise.c).
-#   --asan      compiles the C side with clang -fsanitize=address,undefined (lld).
-#   The modes are scripts/lib/vow-matrix.sh's, shared by every native runner.
 #
 # Environment: C_TESTS="test_values test_wait" runs only those programs.
 #
@@ -42,7 +39,7 @@ for arg in "$@"; do
     case "$arg" in
         --valgrind) mode=valgrind ;;
         --asan) mode=asan ;;
-        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,/^set /{/^#/p}' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-c-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac

@@ -7,14 +7,11 @@
 #               path, built if needed by scripts/lib/vow-swift.sh). The only Swift built
 #               here is the stage library of the C tests (Tests/C/swift-stage/Stage.swift,
 #               for test_cpp_swift), against that same libvow.so.
-#   --plain     runs each program as it is.
-#   --valgrind  runs each program under valgrind (memcheck, the flags of
-#               Tests/C/run-c-tests.sh: the standard leak check with the suppression file
-#               scripts/vow-valgrind.supp, plus Tests/Cpp/cpp-tests-valgrind.supp), with
-#               VOW_TEST_SCALE=small (the 1,000,000-link chain becomes 10,000) and longer bounds.
-#   --asan      compiles with -fsanitize=address,undefined (clang++ links with lld, as the C
-#               tests do). The modes are scripts/lib/vow-matrix.sh's, shared by every runner.
-#               With none of the three, all three run, one after the other.
+#   --plain, --valgrind, --asan
+#               the modes of scripts/lib/vow-matrix.sh, shared by every native runner
+#               (under valgrind VOW_TEST_SCALE=small: the 1,000,000-link chain becomes
+#               10,000; ASan with g++, ASan and UBSan with clang++). With none of the
+#               three, all three run, one after the other.
 #
 # Every Tests/Cpp/test_*.cpp is compiled four times: g++ and clang++, -std=c++17 and
 # -std=c++20, always with -Wall -Wextra -Werror (test_no_exceptions.cpp also with
@@ -49,7 +46,7 @@ for arg in "$@"; do
         --plain) modes+=(plain) ;;
         --valgrind) modes+=(valgrind) ;;
         --asan) modes+=(asan) ;;
-        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,/^set /{/^#/p}' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-cpp-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac

@@ -44,7 +44,7 @@ for arg in "$@"; do
         --plain) passes=(plain) ;;
         --valgrind) passes=(valgrind) ;;
         --asan) passes=(asan) ;;
-        -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,/^set /{/^#/p}' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-loop-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac
