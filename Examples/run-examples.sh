@@ -54,8 +54,10 @@ CC=${CC:-cc}
 CFLAGS=(-std=c11 -Wall -Wextra -Werror -I "$ROOT/include")
 C_LINK=(-L "$BIN" -lvow -Wl,-rpath,"$BIN" -lpthread)
 
-# Swift: the Vow module from BIN/Modules and the same libvow.so (scripts/lib/vow-swift.sh).
-source "$ROOT/scripts/lib/vow-swift.sh"
+# Swift: the Vow module from BIN/Modules and the same libvow.so (scripts/lib/vow-swift.sh);
+# runs: scripts/lib/vow-matrix.sh, the native runners' one matrix (plain, and valgrind below).
+source "$ROOT/scripts/lib/vow-matrix.sh"
+vow_matrix_mode "$ROOT" plain 60
 vow_swiftc_flags "$BIN" "$ROOT" || exit 2
 SWIFTC=${SWIFTC:-swiftc}
 SWIFT_FLAGS=("${VOW_SWIFTC_FLAGS[@]}")
@@ -64,6 +66,8 @@ SWIFT_FLAGS=("${VOW_SWIFTC_FLAGS[@]}")
 # it; uv.h needs POSIX declarations that a strict -std=c11 hides), the bridge's header and
 # archive (scripts/lib/vow-bridges.sh builds them into OUT), the loop's library.
 source "$ROOT/scripts/lib/vow-bridges.sh"
+# README.md shows some examples verbatim (vow_readme_shows FILE: the code block after `<!-- FILE -->`).
+source "$ROOT/scripts/lib/vow-doc-blocks.sh"
 LOOP_CFLAGS=(-Wall -Wextra -Werror -I "$ROOT/include")
 loop_link() { # NAME: the link flags of a program on bridge NAME (uv, glib)
     local flags
@@ -72,17 +76,6 @@ loop_link() { # NAME: the link flags of a program on bridge NAME (uv, glib)
 }
 
 log_of() { echo "$OUT/$1.log"; }
-
-# readme_shows FILE: README.md shows FILE verbatim, in the code block after `<!-- FILE -->`.
-readme_shows() {
-    if ! diff -q <(awk -v marker="<!-- $1 -->" '
-            $0 == marker { found = 1; next }
-            found && /^```/ { if (inside) exit; inside = 1; next }
-            inside { print }' "$ROOT/README.md") "$ROOT/$1" >/dev/null; then
-        echo "FAIL readme: the code block after <!-- $1 --> in README.md differs from $1"
-        return 1
-    fi
-}
 
 # build NAME COMMAND...: runs a build step, keeps its output in NAME.build.log.
 build() {
@@ -100,8 +93,9 @@ build() {
     fi
 }
 
-# run NAME EXPECTED-LINE... -- COMMAND...: runs an example (60 s at most, from the
-# repository's root), then checks its exit status and that each expected line appears.
+# run NAME EXPECTED-LINE... -- COMMAND...: runs an example (from the repository's root) in
+# the current mode of scripts/lib/vow-matrix.sh (plain: 60 s at most), then checks its exit
+# status and that each expected line appears.
 run() {
     local name=$1
     shift
@@ -111,21 +105,8 @@ run() {
         shift
     done
     shift
-    local log
-    log=$(log_of "$name")
-    timeout 60 "$@" >"$log" 2>&1
-    local rc=$?
-    local missing=()
-    for line in "${expected[@]}"; do
-        grep -qF -- "$line" "$log" || missing+=("$line")
-    done
-    if [ "$rc" -ne 0 ] || [ ${#missing[@]} -gt 0 ]; then
-        echo "FAIL $name (exit $rc)"
-        for line in "${missing[@]}"; do echo "    missing: $line"; done
-        sed 's/^/    | /' "$log" | tail -40
-        return 1
-    fi
-    echo "ok   $name"
+    vow_matrix_run "$(log_of "$name")" "$@"
+    vow_matrix_expect "$name" "$(log_of "$name")" "${expected[@]}"
 }
 
 # --- the examples ----------------------------------------------------------------------------
@@ -138,8 +119,8 @@ example_readme() {
         -L "$OUT" -lsquare -Wl,-rpath,"$OUT" "${C_LINK[@]}" || return 1
     run readme "7 squared is 49" -- "$OUT/readme" || return 1
     # README.md shows these two files verbatim (each after a `<!-- path -->` marker).
-    readme_shows Examples/readme/square.swift || return 1
-    readme_shows Examples/readme/main.c || return 1
+    vow_readme_shows Examples/readme/square.swift || return 1
+    vow_readme_shows Examples/readme/main.c || return 1
 }
 
 # The README's "In your event loop": a libuv timer and a GLib timeout as promises.
@@ -154,8 +135,8 @@ example_readme_loops() {
     run readme-loop-uv "the timer fired; this callback runs inside uv_run" -- "$OUT/readme-loop-uv" || return 1
     run readme-loop-glib "the timeout fired; this callback runs inside g_main_loop_run" \
         -- "$OUT/readme-loop-glib" || return 1
-    readme_shows Examples/readme/loop_uv.c || return 1
-    readme_shows Examples/readme/loop_glib.c || return 1
+    vow_readme_shows Examples/readme/loop_uv.c || return 1
+    vow_readme_shows Examples/readme/loop_glib.c || return 1
 }
 
 # A libuv program: TCP I/O chained with Vow on the loop, one step in Swift.
@@ -172,22 +153,15 @@ example_libuv() {
         "libuv example: ok" -- "$OUT/libuv-example"
 }
 
-# run_valgrind NAME EXPECTED-LINE... -- COMMAND...: `run` under valgrind (memcheck, the
-# standard leak check with the suppression file make install ships, as the docs show it,
-# plus Examples/valgrind.supp for the worker threads libuv and GLib keep until exit).
+# run_valgrind NAME EXPECTED-LINE... -- COMMAND...: `run` under valgrind (vow-matrix.sh's
+# valgrind mode: the standard leak check with the suppression file make install ships, as the
+# docs show it, plus Examples/valgrind.supp for the worker threads GLib keeps until exit).
 run_valgrind() {
-    local name=$1
-    shift
-    command -v valgrind >/dev/null 2>&1 || { echo "FAIL $name: valgrind not found"; return 1; }
-    local args=()
-    while [ "$1" != "--" ]; do
-        args+=("$1")
-        shift
-    done
-    shift
-    run "$name" "${args[@]}" -- valgrind -q --error-exitcode=99 --leak-check=full \
-        "--suppressions=$ROOT/scripts/vow-valgrind.supp" "--suppressions=$ROOT/Examples/valgrind.supp" \
-        --fair-sched=yes "$@"
+    local rc=0
+    vow_matrix_mode "$ROOT" valgrind 60 "--suppressions=$ROOT/Examples/valgrind.supp" || { echo "FAIL $1"; return 1; }
+    run "$@" || rc=1
+    vow_matrix_mode "$ROOT" plain 60
+    return "$rc"
 }
 
 # Examples/libuv-files: a libuv program reads 302 files, at most 8 at once, a Swift component

@@ -10,6 +10,17 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 engine="$root/Sources/VowEngine"
 interface="$engine/Interface.swift"
 
+# The scan below reads one line at a time, with its braces, `//` comments and one-line
+# strings. It refuses the Swift it would misread rather than miscount: block comments and
+# multi-line strings (braces it would count), and a `package` whose declaration goes on
+# the next line.
+unreadable="$(grep -nE '"""|/\*|(^|[^A-Za-z0-9_.])package[[:space:]]*$' "$engine"/*.swift || true)"
+if [[ -n "$unreadable" ]]; then
+    echo "check-engine-interface: lines this check cannot read (use // comments, one-line strings, the declaration on the line of its \`package\`):"
+    sed "s|^$engine/|    |" <<< "$unreadable"
+    exit 1
+fi
+
 # Every `package` declaration as OWNER.NAME: the owner is the chain of types (and
 # extended types) whose braces enclose the line.
 declared="$(awk '

@@ -8,21 +8,20 @@
 #               This script builds no Swift except the small stage library
 #               Tests/C/swift-stage/Stage.swift (for test_swift_bridge), which
 #               links against that same libvow.so.
-#   --valgrind  runs each program under valgrind (memcheck, leak-checked:
-#               --leak-check=full with the suppression file that make install
-#               ships, scripts/vow-valgrind.supp, which hides only the Swift
-#               runtime's one-time allocations), with smaller sizes for the big
-#               tests (VOW_TEST_SCALE=small) and longer bounds; and checks that
-#               the same flags still fail a program that leaks a promise
+#   --valgrind, --asan
+#               the modes of scripts/lib/vow-matrix.sh (shared by every native runner:
+#               memcheck with the shipped suppression file, smaller sizes, longer
+#               bounds; clang with ASan and UBSan); under valgrind, also checks that the
+#               same flags still fail a program that leaks a promise
 #               (Tests/C/valgrind/leaks_a_promise.c).
-#   --asan      compiles the C side with clang -fsanitize=address (lld).
 #
 # Environment: C_TESTS="test_values test_wait" runs only those programs.
 #
 # Steps: the header checks (Tests/C/header/check_header.sh, check_symbols.sh,
 # check_site_twins.sh),
 # the stage library, then every Tests/C/test_*.c and Tests/C/ffi_*.c compiled
-# with `cc -std=c11 -Wall -Wextra -Werror` into Tests/C/out/ (git-ignored)
+# with `cc -std=c11 -Wall -Wextra -Werror` into Tests/C/out/ (git-ignored; ASan builds in
+# Tests/C/out/asan/; a build up to date is kept, so the valgrind mode runs the plain ones)
 # and run one after the other (120 s each; valgrind 1200 s); under valgrind,
 # also Tests/C/valgrind/leaks_a_promise.c, which must fail. One line per
 # program, then exactly: `c-tests: N passed, M failed` (N, M = programs).
@@ -34,31 +33,21 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="$here/out"
 
-mode=normal
+mode=plain
 bin=""
 for arg in "$@"; do
     case "$arg" in
         --valgrind) mode=valgrind ;;
         --asan) mode=asan ;;
-        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,/^set /{/^#/p}' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-c-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac
 done
 
-if [[ -z "$bin" ]]; then
-    source "$root/scripts/lib/vow-swift.sh"
-    bin="$(vow_release_bin "$root")" || {
-        echo "run-c-tests: could not build the release library; pass BIN_DIR" >&2
-        exit 2
-    }
-fi
-bin="$(cd "$bin" 2>/dev/null && pwd)" || { echo "run-c-tests: $bin is not a folder" >&2; exit 2; }
+source "$root/scripts/lib/vow-matrix.sh"
+bin="$(vow_matrix_bin "$root" run-c-tests "$bin")" || exit 2
 lib="$bin/libvow.so"
-if [[ ! -f "$lib" ]]; then
-    echo "run-c-tests: $lib not found (build it: swift build -c release)" >&2
-    exit 2
-fi
 
 mkdir -p "$out"
 export SWIFT_BACKTRACE=enable=no
@@ -88,46 +77,19 @@ else
     status=1
 fi
 
-# --- compilers and tools -------------------------------------------------------
-cc_cmd=(cc)
+# --- the mode (scripts/lib/vow-matrix.sh) and the Swift stage library -----------------
+# Under valgrind, Tests/C/c-tests-valgrind.supp adds test_support.h's own watchdog thread.
+vow_matrix_mode "$root" "$mode" 120 "--suppressions=$here/c-tests-valgrind.supp" || exit 2
 cc_flags=(-std=c11 -Wall -Wextra -Werror -g -O1 -I "$root/include" -I "$here")
+# The ASan builds have a folder of their own: the valgrind mode runs the plain builds.
+programs="$out"
+[[ "$mode" == asan ]] && programs="$out/asan" && mkdir -p "$programs"
 link_flags=(-L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm)
-run_prefix=()
-timeout_s=120
-case "$mode" in
-    valgrind)
-        command -v valgrind >/dev/null 2>&1 || { echo "run-c-tests: valgrind not found" >&2; exit 2; }
-        # The standard leak check (every leak kind but "still reachable" is an error) with
-        # the suppression file that make install ships: it hides the Swift runtime's and
-        # Dispatch's one-time allocations only (test_valgrind_catches_leaks below checks
-        # that a leaked promise still fails).
-        run_prefix=(valgrind --error-exitcode=99 --leak-check=full
-                    "--suppressions=$root/scripts/vow-valgrind.supp" --fair-sched=yes -q)
-        # test_support.h's own watchdog thread: Tests/C/valgrind.supp.
-        [[ -f "$here/valgrind.supp" ]] && run_prefix+=("--suppressions=$here/valgrind.supp")
-        export VOW_TEST_SCALE=small VOW_TEST_WAIT=120 VOW_TEST_WATCHDOG=1150
-        timeout_s=1200
-        ;;
-    asan)
-        cc_cmd=(clang)
-        cc_flags+=(-fsanitize=address -fno-omit-frame-pointer)
-        link_flags+=(-fsanitize=address -fuse-ld=lld)
-        export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
-        [[ -f "$here/lsan.supp" ]] && export LSAN_OPTIONS="suppressions=$here/lsan.supp"
-        ;;
-esac
-
-# --- the Swift stage library ---------------------------------------------------
-# Built against the same libvow.so (scripts/lib/vow-swift.sh has the recipe).
-source "$root/scripts/lib/vow-swift.sh"
+# Built against the same libvow.so.
 stage_ok=0
 stage_log="$out/libvowstage.log"
-if ! vow_swiftc_flags "$bin" "$root" 2> "$stage_log"; then
-    : # the log says why
-elif swiftc -emit-library -module-name VowStage "$here/swift-stage/Stage.swift" \
-        "${VOW_SWIFTC_FLAGS[@]}" -o "$out/libvowstage.so" > "$stage_log" 2>&1; then
-    stage_ok=1
-fi
+vow_matrix_swift_library "$bin" "$root" "$stage_log" VowStage "$out/libvowstage.so" \
+    "$here/swift-stage/Stage.swift" && stage_ok=1
 
 # --- build and run each program -------------------------------------------------
 passed=0
@@ -139,7 +101,7 @@ for src in "${sources[@]}"; do
     if [[ -n "${C_TESTS:-}" ]] && [[ " $C_TESTS " != *" $name "* ]]; then
         continue
     fi
-    exe="$out/$name"
+    exe="$programs/$name"
     log="$out/$name.log"
     extra=()
     if [[ "$name" == "test_swift_bridge" ]]; then
@@ -151,45 +113,21 @@ for src in "${sources[@]}"; do
         fi
         extra=(-L "$out" -lvowstage "-Wl,-rpath,$out")
     fi
-    rm -f "$exe"
-    if ! "${cc_cmd[@]}" "${cc_flags[@]}" -o "$exe" "$src" "${extra[@]}" "${link_flags[@]}" > "$out/$name.build.log" 2>&1; then
+    if ! vow_matrix_compile "$exe" "$exe.build.log" cc "${cc_flags[@]}" "$src" "${extra[@]}" "${link_flags[@]}"; then
         # GNU ld: undefined reference to `vow_x'; lld: undefined symbol: vow_x
-        missing="$(grep -oE "(undefined reference to \`|undefined symbol: )vow_[a-z0-9_]*" "$out/$name.build.log" \
+        missing="$(grep -oE "(undefined reference to \`|undefined symbol: )vow_[a-z0-9_]*" "$exe.build.log" \
             | grep -oE 'vow_[a-z0-9_]*$' | sort -u | tr '\n' ' ')"
         if [[ -n "$missing" ]]; then
             echo "FAIL $name (does not link: not implemented in libvow.so: $missing)"
         else
-            echo "FAIL $name (does not compile: $out/$name.build.log)"
-            sed 's/^/    /' "$out/$name.build.log" | head -20
+            echo "FAIL $name (does not compile: $exe.build.log)"
+            sed 's/^/    /' "$exe.build.log" | head -20
         fi
         failed=$((failed + 1))
         continue
     fi
-    t0=$(date +%s.%N)
-    timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$exe" > "$log" 2>&1
-    rc=$?
-    t1=$(date +%s.%N)
-    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-    result="$(grep -o 'RESULT checks=[0-9]* failures=[0-9]*' "$log" | tail -1)"
-    checks="$(printf '%s' "$result" | sed -n 's/.*checks=\([0-9]*\).*/\1/p')"
-    fails="$(printf '%s' "$result" | sed -n 's/.*failures=\([0-9]*\).*/\1/p')"
-    if [[ "$rc" -eq 0 && -n "$result" && "$fails" == "0" ]]; then
-        echo "ok   $name ($checks checks, ${secs} s)"
-        passed=$((passed + 1))
-    else
-        why="exit $rc"
-        [[ "$rc" -eq 124 || "$rc" -eq 137 ]] && why="timed out after ${timeout_s} s"
-        [[ "$rc" -eq 99 ]] && why="valgrind found errors"
-        [[ "$rc" -gt 128 && "$rc" -ne 137 ]] && why="killed by signal $((rc - 128))"
-        if [[ -n "$result" ]]; then
-            echo "FAIL $name ($why; $fails of $checks checks failed, ${secs} s; log: $log)"
-        else
-            echo "FAIL $name ($why before finishing, ${secs} s; log: $log)"
-        fi
-        grep -E 'CHECK failed|FAIL |watchdog|destroyed [0-9]+ times|while checking|case [0-9]+|==[0-9]+==|stderr for|Fatal error|fatal error|Assertion|Segmentation' "$log" \
-            | head -40 | sed 's/^/    /'
-        failed=$((failed + 1))
-    fi
+    vow_matrix_run "$log" "$exe"
+    if vow_matrix_judge "$name" "$log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 
 # --- the suppression file hides the runtime, not a leak ---------------------------
@@ -200,13 +138,13 @@ done
 if [[ "$mode" == valgrind ]] && { [[ -z "${C_TESTS:-}" ]] || [[ " $C_TESTS " == *" leaks_a_promise "* ]]; }; then
     name=leaks_a_promise
     log="$out/$name.log"
-    if ! "${cc_cmd[@]}" "${cc_flags[@]}" -o "$out/$name" "$here/valgrind/$name.c" "${link_flags[@]}" \
-            > "$out/$name.build.log" 2>&1; then
+    if ! vow_matrix_compile "$out/$name" "$out/$name.build.log" cc "${cc_flags[@]}" \
+            "$here/valgrind/$name.c" "${link_flags[@]}"; then
         echo "FAIL $name (does not compile: $out/$name.build.log)"
         failed=$((failed + 1))
     else
-        timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$out/$name" > "$log" 2>&1
-        rc=$?
+        vow_matrix_run "$log" "$out/$name"
+        rc=$VOW_MATRIX_RC
         if [[ "$rc" -eq 99 ]] && grep -q "definitely lost in loss record" "$log" \
                 && grep -A12 "definitely lost in loss record" "$log" | grep -qE "vow(face)?_promise_fulfilled"; then
             echo "ok   $name (valgrind fails it: the leaked promise is reported, the suppressions hide only the runtime)"

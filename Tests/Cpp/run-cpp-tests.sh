@@ -7,13 +7,11 @@
 #               path, built if needed by scripts/lib/vow-swift.sh). The only Swift built
 #               here is the stage library of the C tests (Tests/C/swift-stage/Stage.swift,
 #               for test_cpp_swift), against that same libvow.so.
-#   --plain     runs each program as it is.
-#   --valgrind  runs each program under valgrind (memcheck, the flags of
-#               Tests/C/run-c-tests.sh: the standard leak check with the suppression file
-#               scripts/vow-valgrind.supp, plus Tests/Cpp/valgrind.supp), with
-#               VOW_TEST_SCALE=small (the 1,000,000-link chain becomes 10,000) and longer bounds.
-#   --asan      compiles with -fsanitize=address (clang++ links with lld, as the C tests do).
-#               With none of the three, all three run, one after the other.
+#   --plain, --valgrind, --asan
+#               the modes of scripts/lib/vow-matrix.sh, shared by every native runner
+#               (under valgrind VOW_TEST_SCALE=small: the 1,000,000-link chain becomes
+#               10,000; ASan with g++, ASan and UBSan with clang++). With none of the
+#               three, all three run, one after the other.
 #
 # Every Tests/Cpp/test_*.cpp is compiled four times: g++ and clang++, -std=c++17 and
 # -std=c++20, always with -Wall -Wextra -Werror (test_no_exceptions.cpp also with
@@ -48,22 +46,15 @@ for arg in "$@"; do
         --plain) modes+=(plain) ;;
         --valgrind) modes+=(valgrind) ;;
         --asan) modes+=(asan) ;;
-        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,/^set /{/^#/p}' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-cpp-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac
 done
 [ ${#modes[@]} -gt 0 ] || modes=(plain valgrind asan)
 
-if [[ -z "$bin" ]]; then
-    source "$root/scripts/lib/vow-swift.sh"
-    bin="$(vow_release_bin "$root")" || {
-        echo "run-cpp-tests: could not build the release library; pass BIN_DIR" >&2
-        exit 2
-    }
-fi
-bin="$(cd "$bin" 2>/dev/null && pwd)" || { echo "run-cpp-tests: $bin is not a folder" >&2; exit 2; }
-[[ -f "$bin/libvow.so" ]] || { echo "run-cpp-tests: $bin/libvow.so not found" >&2; exit 2; }
+source "$root/scripts/lib/vow-matrix.sh"
+bin="$(vow_matrix_bin "$root" run-cpp-tests "$bin")" || exit 2
 for tool in g++ clang++; do
     command -v "$tool" >/dev/null 2>&1 || { echo "run-cpp-tests: $tool not found" >&2; exit 2; }
 done
@@ -127,38 +118,31 @@ else
 fi
 
 # --- the Swift stage library (the C tests' own, reused) -----------------------------------------
-source "$root/scripts/lib/vow-swift.sh"
 stage_ok=0
 stage_log="$out/libvowstage.log"
-if vow_swiftc_flags "$bin" "$root" 2>"$stage_log" \
-        && swiftc -emit-library -module-name VowStage "$root/Tests/C/swift-stage/Stage.swift" \
-            "${VOW_SWIFTC_FLAGS[@]}" -o "$out/libvowstage.so" >"$stage_log" 2>&1; then
-    stage_ok=1
-fi
+vow_matrix_swift_library "$bin" "$root" "$stage_log" VowStage "$out/libvowstage.so" \
+    "$root/Tests/C/swift-stage/Stage.swift" && stage_ok=1
 
 # --- build every program, then run it in each mode ------------------------------------------------
-# build_program SRC CXX STD MODE: compiles into $out/NAME-CXX-STD[-asan] and sets exe to its path.
-# A program built earlier in this run is reused (the valgrind mode runs the plain builds).
-declare -A built=()
+# program_path SRC CXX STD: where a program's build goes ($out/NAME-CXX-STD[-asan]).
+program_path() {
+    local name tag
+    name="$(basename "$1" .cpp)"
+    tag="${2%%+*}${3#c++}"
+    echo "$out/$name-$tag$([[ "$VOW_MATRIX_MODE" == asan ]] && echo -asan)"
+}
+
+# build_program SRC CXX STD: compiles the program for the current mode and sets exe to its
+# path. A program built and up to date is kept (the valgrind mode runs the plain builds).
 build_program() {
-    local src=$1 cxx=$2 std=$3 mode=$4 name
+    local src=$1 cxx=$2 std=$3 name
     name="$(basename "$src" .cpp)"
-    local tag="${cxx%%+*}${std#c++}"
-    exe="$out/$name-$tag"
+    exe="$(program_path "$src" "$cxx" "$std")"
     local flags=(-std="$std" "${warn[@]}" -g -O1 -I "$root/include" -I "$here")
     local link=(-L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread)
     [[ "$name" == test_no_exceptions ]] && flags+=(-fno-exceptions)
     [[ "$name" == test_cpp_swift ]] && link=(-L "$out" -lvowstage "-Wl,-rpath,$out" "${link[@]}")
-    if [[ "$mode" == asan ]]; then
-        exe="$exe-asan"
-        flags+=(-fsanitize=address -fno-omit-frame-pointer)
-        link+=(-fsanitize=address)
-        [[ "$cxx" == clang++ ]] && link+=(-fuse-ld=lld)
-    fi
-    [[ -n "${built[$exe]:-}" ]] && return 0
-    rm -f "$exe"
-    "$cxx" "${flags[@]}" -o "$exe" "$src" "${link[@]}" >"$exe.build.log" 2>&1 || return 1
-    built[$exe]=1
+    vow_matrix_compile "$exe" "$exe.build.log" "$cxx" "${flags[@]}" "$src" "${link[@]}"
 }
 
 # The builds a mode runs: every build plain, the sanitizer builds under valgrind and ASan.
@@ -166,14 +150,13 @@ mode_builds() {
     if [[ "$1" == plain ]]; then echo "${builds[@]}"; else echo "${sanitizer_builds[@]}"; fi
 }
 
-# prebuild MODE: compiles the mode's programs in parallel (one job per processor); a
+# prebuild: compiles the current mode's programs in parallel (one job per processor); a
 # program that fails to build here is built again, and its failure reported, by run_mode.
 prebuild() {
-    local mode=$1 jobs running=0 src build
+    local jobs running=0 src build
     jobs=$(nproc 2>/dev/null || echo 2)
     local -a mine=()
-    read -r -a mine <<<"$(mode_builds "$mode")"
-    local -a made=()
+    read -r -a mine <<<"$(mode_builds "$VOW_MATRIX_MODE")"
     for src in "$here"/test_*.cpp; do
         local name
         name="$(basename "$src" .cpp)"
@@ -181,50 +164,23 @@ prebuild() {
         [[ "$name" == test_cpp_swift && "$stage_ok" -ne 1 ]] && continue
         for build in "${mine[@]}"; do
             local cxx=${build%%:*} std=${build#*:}
-            build_program "$src" "$cxx" "$std" "$mode" >/dev/null 2>&1 &
-            made+=("$src|$cxx|$std")
+            build_program "$src" "$cxx" "$std" >/dev/null 2>&1 &
             running=$((running + 1))
             if [[ "$running" -ge "$jobs" ]]; then wait -n; running=$((running - 1)); fi
         done
     done
     wait
-    # The jobs ran in subshells: note here what they built.
-    local entry
-    for entry in "${made[@]}"; do
-        IFS='|' read -r src cxx std <<<"$entry"
-        local name tag path
-        name="$(basename "$src" .cpp)"
-        tag="${cxx%%+*}${std#c++}"
-        path="$out/$name-$tag"
-        [[ "$mode" == asan ]] && path="$path-asan"
-        [[ -x "$path" ]] && built[$path]=1
-    done
 }
 
 run_mode() {
-    local mode=$1 passed=0 failed=0 timeout_s=120
-    local prefix=()
+    local mode=$1 passed=0 failed=0
+    # Under valgrind, Tests/Cpp/cpp-tests-valgrind.supp adds the threads the test programs start
+    # themselves; test_no_exceptions forks a child that aborts on purpose.
+    vow_matrix_mode "$root" "$mode" 120 "--suppressions=$here/cpp-tests-valgrind.supp" --child-silent-after-fork=yes \
+        || return 1
     local -a mode_build_list=()
     read -r -a mode_build_list <<<"$(mode_builds "$mode")"
-    prebuild "$mode"
-    case "$mode" in
-        valgrind)
-            command -v valgrind >/dev/null 2>&1 || { echo "run-cpp-tests: valgrind not found" >&2; return 1; }
-            # As Tests/C/run-c-tests.sh: the standard leak check (every kind but "still
-            # reachable" is an error) with the suppression file make install ships (the Swift
-            # runtime's and Dispatch's one-time allocations only), plus Tests/Cpp/valgrind.supp
-            # for the threads the test programs start themselves.
-            # --child-silent-after-fork: test_no_exceptions forks a child that aborts on purpose.
-            prefix=(valgrind --error-exitcode=99 --leak-check=full
-                    "--suppressions=$root/scripts/vow-valgrind.supp" --fair-sched=yes -q
-                    --child-silent-after-fork=yes)
-            [[ -f "$here/valgrind.supp" ]] && prefix+=("--suppressions=$here/valgrind.supp")
-            timeout_s=1200
-            ;;
-        asan)
-            [[ -f "$root/Tests/C/lsan.supp" ]] && export LSAN_OPTIONS="suppressions=$root/Tests/C/lsan.supp"
-            ;;
-    esac
+    prebuild
     local start_all
     start_all=$(date +%s.%N)
     shopt -s nullglob
@@ -240,44 +196,14 @@ run_mode() {
                 failed=$((failed + 1))
                 continue
             fi
-            if ! build_program "$src" "$cxx" "$std" "$mode"; then
-                local tag="${cxx%%+*}${std#c++}"
-                local log="$out/$name-$tag$([[ "$mode" == asan ]] && echo -asan).build.log"
-                echo "FAIL $label: does not build ($log)"
-                grep -E "error|warning" "$log" | head -20 | sed 's/^/    /'
+            if ! build_program "$src" "$cxx" "$std"; then
+                echo "FAIL $label: does not build ($exe.build.log)"
+                grep -E "error|warning" "$exe.build.log" | head -20 | sed 's/^/    /'
                 failed=$((failed + 1))
                 continue
             fi
-            local log="$exe-$mode.log" t0 t1 rc
-            t0=$(date +%s.%N)
-            if [[ "$mode" == valgrind ]]; then
-                VOW_TEST_SCALE=small VOW_TEST_WAIT=120 VOW_TEST_WATCHDOG=1150 \
-                    timeout --kill-after=10 "$timeout_s" "${prefix[@]}" "$exe" >"$log" 2>&1
-            elif [[ "$mode" == asan ]]; then
-                ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" timeout --kill-after=10 "$timeout_s" "$exe" >"$log" 2>&1
-            else
-                timeout --kill-after=10 "$timeout_s" "$exe" >"$log" 2>&1
-            fi
-            rc=$?
-            t1=$(date +%s.%N)
-            local secs result checks fails
-            secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-            result="$(grep -o 'RESULT checks=[0-9]* failures=[0-9]*' "$log" | tail -1)"
-            checks="$(printf '%s' "$result" | sed -n 's/.*checks=\([0-9]*\).*/\1/p')"
-            fails="$(printf '%s' "$result" | sed -n 's/.*failures=\([0-9]*\).*/\1/p')"
-            if [[ "$rc" -eq 0 && -n "$result" && "$fails" == "0" ]]; then
-                echo "ok   $label: $checks checks, ${secs} s"
-                passed=$((passed + 1))
-            else
-                local why="exit $rc"
-                [[ "$rc" -eq 124 || "$rc" -eq 137 ]] && why="timed out after ${timeout_s} s"
-                [[ "$rc" -eq 99 ]] && why="valgrind found errors"
-                [[ "$rc" -gt 128 && "$rc" -ne 137 ]] && why="killed by signal $((rc - 128))"
-                echo "FAIL $label: $why${result:+; $fails of $checks checks failed}, ${secs} s; log: $log"
-                grep -E 'CHECK failed|FAIL |watchdog|==[0-9]+==|ERROR|terminate|Assertion|Segmentation' "$log" \
-                    | head -30 | sed 's/^/    /'
-                failed=$((failed + 1))
-            fi
+            vow_matrix_run "$exe-$mode.log" "$exe"
+            if vow_matrix_judge "$label" "$exe-$mode.log"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
         done
     done
     local total_s

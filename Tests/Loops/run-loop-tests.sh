@@ -10,8 +10,9 @@
 #               suppression file make install ships, scripts/vow-valgrind.supp; smaller
 #               sizes, longer bounds).
 #   --asan      builds each program and its bridge (compiled from its Bridges/ files into
-#               the program, not from the archive) with clang -fsanitize=address (lld), and
-#               runs it. Without a flag: all three passes.
+#               the program, not from the archive) with clang -fsanitize=address,undefined
+#               (lld), and runs it. Without a flag: all three passes. The passes are
+#               scripts/lib/vow-matrix.sh's, shared by every native runner.
 #
 # Steps, one line each:
 #   libvow.so    does not link libuv or GLib (readelf: no such NEEDED entry);
@@ -45,20 +46,16 @@ for arg in "$@"; do
         --plain) passes=(plain) ;;
         --valgrind) passes=(valgrind) ;;
         --asan) passes=(asan) ;;
-        -h|--help) sed -n '2,34p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,/^set /{/^#/p}' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run-loop-tests: unknown option $arg" >&2; exit 2 ;;
         *) bin="$arg" ;;
     esac
 done
 
-source "$root/scripts/lib/vow-swift.sh"
+source "$root/scripts/lib/vow-matrix.sh"
 source "$root/scripts/lib/vow-bridges.sh"
-if [[ -z "$bin" ]]; then
-    bin="$(vow_release_bin "$root")" || { echo "run-loop-tests: could not build the release library; pass BIN_DIR" >&2; exit 2; }
-fi
-bin="$(cd "$bin" 2>/dev/null && pwd)" || { echo "run-loop-tests: $bin is not a folder" >&2; exit 2; }
+bin="$(vow_matrix_bin "$root" run-loop-tests "$bin")" || exit 2
 lib="$bin/libvow.so"
-[[ -f "$lib" ]] || { echo "run-loop-tests: $lib not found (build it: swift build -c release)" >&2; exit 2; }
 for pkg in libuv glib-2.0; do
     pkg-config --exists "$pkg" || { echo "run-loop-tests: pkg-config does not find $pkg (scripts/install-deps.sh installs it)" >&2; exit 2; }
 done
@@ -181,15 +178,10 @@ for src in "${sources[@]}"; do
     names+=("$name")
 done
 
-# build_programs DIR [asan]: builds every selected program into DIR; sets `built`.
+# build_programs DIR: builds every selected program for the current mode into DIR; sets
+# `built`. The ASan builds compile the bridge into the program, not from the archive.
 build_programs() {
-    local dir=$1 variant=${2:-} name bridge
-    local compiler=(cc) extra=() link_extra=()
-    if [[ "$variant" == asan ]]; then
-        compiler=(clang)
-        extra=(-fsanitize=address -fno-omit-frame-pointer)
-        link_extra=(-fsanitize=address -fuse-ld=lld)
-    fi
+    local dir=$1 name bridge
     mkdir -p "$dir"
     built=()
     for name in "${names[@]}"; do
@@ -199,73 +191,39 @@ build_programs() {
         esac
         read -r -a loop_flags <<<"$(pkg-config --cflags --libs "$(vow_bridge_pkg "$bridge")")"
         local bridge_code=("$out/libvow-$bridge.a")
-        [[ "$variant" == asan ]] && mapfile -t bridge_code < <(vow_bridge_sources "$root" "$bridge")
-        rm -f "$dir/$name"
-        if ! "${compiler[@]}" "${cc_flags[@]}" "${extra[@]}" -o "$dir/$name" "$src_dir/$name.c" "${bridge_code[@]}" \
-                "${loop_flags[@]}" -L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm "${link_extra[@]}" \
-                >"$dir/$name.build.log" 2>&1; then
-            fail "$name${variant:+ [$variant]} (does not build: $dir/$name.build.log)"
+        [[ "$VOW_MATRIX_MODE" == asan ]] && mapfile -t bridge_code < <(vow_bridge_sources "$root" "$bridge")
+        if ! vow_matrix_compile "$dir/$name" "$dir/$name.build.log" cc "${cc_flags[@]}" "$here/$name.c" \
+                "${bridge_code[@]}" "${loop_flags[@]}" -L "$bin" -lvow "-Wl,-rpath,$bin" -lpthread -lm; then
+            fail "$name [$VOW_MATRIX_MODE] (does not build: $dir/$name.build.log)"
             sed 's/^/    /' "$dir/$name.build.log" | head -20
             continue
         fi
         built+=("$name")
     done
 }
-src_dir="$here"
+vow_matrix_mode "$root" plain 60
 build_programs "$out"
 plain_built=("${built[@]}")
 
 for pass in "${passes[@]}"; do
-    run_prefix=()
-    timeout_s=60
+    if ! vow_matrix_mode "$root" "$pass" 60 "--suppressions=$here/loop-tests-valgrind.supp" 2>"$out/mode.log"; then
+        fail "$pass: $(cat "$out/mode.log")"
+        continue
+    fi
     prog_dir="$out"
     built=("${plain_built[@]}")
     if [[ "$pass" == asan ]]; then
-        if ! command -v clang >/dev/null 2>&1 || ! command -v ld.lld >/dev/null 2>&1; then
-            fail "asan: clang and ld.lld (in the Swift toolchain) not found"
-            continue
-        fi
         prog_dir="$out/asan"
-        build_programs "$prog_dir" asan
-    fi
-    if [[ "$pass" == valgrind ]]; then
-        command -v valgrind >/dev/null 2>&1 || { fail "valgrind not found"; continue; }
-        # The standard leak check with the suppression file that make install ships (the
-        # Swift runtime's one-time allocations only).
-        run_prefix=(valgrind --error-exitcode=99 --leak-check=full
-                    "--suppressions=$root/scripts/vow-valgrind.supp" --fair-sched=yes -q)
-        [[ -f "$here/valgrind.supp" ]] && run_prefix+=("--suppressions=$here/valgrind.supp")
-        timeout_s=600
+        build_programs "$prog_dir"
     fi
     for name in "${built[@]}"; do
         log="$out/$name.$pass.log"
-        t0=$(date +%s.%N)
-        if [[ "$pass" == valgrind ]]; then
-            VOW_TEST_SCALE=small VOW_TEST_WAIT=60 VOW_TEST_WATCHDOG=550 \
-                timeout --kill-after=10 "$timeout_s" "${run_prefix[@]}" "$prog_dir/$name" >"$log" 2>&1
-        elif [[ "$pass" == asan ]]; then
-            # LeakSanitizer stops the process's threads with ptrace; see scripts/test.sh's asan
-            # stage for containers that forbid it (ASAN_OPTIONS=detect_leaks=0).
-            ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
-                timeout --kill-after=10 "$timeout_s" "$prog_dir/$name" >"$log" 2>&1
+        vow_matrix_run "$log" "$prog_dir/$name"
+        if vow_matrix_judge "$name [$pass]" "$log" \
+                'uv_loop_close|definitely|indirectly|Invalid|uninitialised|GLib-CRITICAL|GLib-WARNING'; then
+            passed=$((passed + 1))
         else
-            timeout --kill-after=10 "$timeout_s" "$prog_dir/$name" >"$log" 2>&1
-        fi
-        rc=$?
-        secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-        result="$(grep -o 'RESULT checks=[0-9]* failures=[0-9]*' "$log" | tail -1)"
-        checks="$(sed -n 's/.*checks=\([0-9]*\).*/\1/p' <<<"$result")"
-        fails="$(sed -n 's/.*failures=\([0-9]*\).*/\1/p' <<<"$result")"
-        if [[ "$rc" -eq 0 && -n "$result" && "$fails" == "0" ]]; then
-            ok "$name [$pass] ($checks checks, ${secs} s)"
-        else
-            why="exit $rc"
-            [[ "$rc" -eq 124 || "$rc" -eq 137 ]] && why="timed out after ${timeout_s} s"
-            [[ "$rc" -eq 99 ]] && why="valgrind found errors"
-            [[ "$rc" -gt 128 && "$rc" -ne 137 ]] && why="killed by signal $((rc - 128))"
-            fail "$name [$pass] ($why; ${fails:-?} of ${checks:-?} checks failed, ${secs} s; log: $log)"
-            grep -E 'CHECK failed|FAIL |watchdog|destroyed [0-9]+ times|uv_loop_close|definitely|indirectly|Invalid|uninitialised|GLib-CRITICAL|GLib-WARNING|Segmentation|Fatal|ERROR: AddressSanitizer|ERROR: LeakSanitizer|SUMMARY' "$log" \
-                | head -30 | sed 's/^/    /'
+            failed=$((failed + 1))
         fi
     done
 done

@@ -9,7 +9,7 @@ import Glibc
 
 // TestLoop itself: virtual time, the loop as the installing thread's default dispatcher,
 // the install rules, the census, releasing a loop. The timers of the library on virtual
-// time are in TimerTests.swift, the seeded orders in SeedTests.swift.
+// time are in VirtualTimerTests.swift, the seeded orders in SeedTests.swift.
 
 @Suite("VowTesting: TestLoop")
 struct TestLoopTests {

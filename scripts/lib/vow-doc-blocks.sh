@@ -1,6 +1,7 @@
 # The build commands that README.md, the DocC article SwiftRuntimeInCHost.md and
 # Examples/README.md show, kept equal and run as they are (sourced, not run; used by
-# scripts/check-one-engine.sh).
+# scripts/check-one-engine.sh; vow_readme_shows also by Examples/run-examples.sh and
+# scripts/check-nio.sh).
 #
 #   VOW_DOCS                          the three documents; README.md is the reference
 #   vow_doc_block FILE NAME           prints the code block after the line

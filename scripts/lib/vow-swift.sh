@@ -1,6 +1,6 @@
 # Shared by the scripts that build programs against libvow.so (sourced, not run):
-# scripts/test.sh, Tests/C/run-c-tests.sh, Examples/run-examples.sh,
-# scripts/check-allocations.sh, scripts/soak.sh, scripts/docs.sh.
+# scripts/test.sh, scripts/check-nio.sh, scripts/lib/vow-matrix.sh (and so the native test
+# runners), scripts/check-allocations.sh, scripts/soak.sh, scripts/docs.sh.
 #
 #   vow_release_build ROOT [SCRATCH [ARGS...]]
 #                               THE recipe for the release library, used by every script:

@@ -1,7 +1,7 @@
 // Plugin.swift: a Swift component built with swiftc against the installed Vow (the
 // modules and libvow.so: `pkg-config --variable=swiftflags vow`), the right way, so its
 // Swift code calls libvow.so's Swift engine unless the program exports a copy of its own
-// (Host/main.swift loads it with dlopen; scripts/check-install.sh builds both).
+// (Host/HostMain.swift loads it with dlopen; scripts/check-install.sh builds both).
 
 import Vow
 

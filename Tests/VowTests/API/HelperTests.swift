@@ -189,7 +189,7 @@ struct HelperTests {
         own.withLock { $0 = nil }
     }
 
-    // MARK: delay(seconds:) (on virtual time: Tests/VowTestingTests/TimerTests.swift)
+    // MARK: delay(seconds:) (on virtual time: Tests/VowTestingTests/VirtualTimerTests.swift)
 
     @Test("delay(seconds:) passes the value on after a real pause, a rejection at once")
     func delay() throws {
@@ -204,7 +204,7 @@ struct HelperTests {
         #expect(elapsed(rejectedAt) < .seconds(20))
     }
 
-    // MARK: The time rule of waits (of timers: Tests/VowTestingTests/TimerTests.swift)
+    // MARK: The time rule of waits (of timers: Tests/VowTestingTests/VirtualTimerTests.swift)
 
     @Test("the engine's timed wait: NaN, negative and -infinity do not wait; +infinity waits until settled")
     func engineWaitRule() throws {

@@ -4,7 +4,7 @@ import Testing
 // after(seconds:), timeout(seconds:), retry(times:delay:_:). The tests that wait here
 // check the real clock (lower bounds only: a loaded machine may be late, never early); the
 // timers' behaviour on time itself is tested on virtual time, with VowTesting's TestLoop
-// (Tests/VowTestingTests/TimerTests.swift).
+// (Tests/VowTestingTests/VirtualTimerTests.swift).
 
 private func elapsed(_ start: ContinuousClock.Instant) -> Duration { ContinuousClock.now - start }
 

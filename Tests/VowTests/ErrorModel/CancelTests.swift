@@ -231,7 +231,7 @@ extension ErrorModel {
         }
 
         // MARK: Timers, work, retry, race (timers firing, on virtual time:
-        // Tests/VowTestingTests/TimerTests.swift)
+        // Tests/VowTestingTests/VirtualTimerTests.swift)
 
         @Test func cancellingATimeoutStopsItAndCancelsTheSource() {
             let (source, resolver, cancels) = producer()

@@ -1,4 +1,4 @@
-// main.swift: a Swift program with a copy of the engine of its own that loads a Swift
+// HostMain.swift (copied as main.swift by scripts/check-two-engines.sh): a Swift program with a copy of the engine of its own that loads a Swift
 // component built on the installed libvow.so (Plugin/Plugin.swift) with dlopen, and hands
 // promises across both ways. scripts/check-install.sh builds it twice:
 //

@@ -1,4 +1,4 @@
-// main.swift: a Swift program built the wrong way on purpose, with a copy of the engine
+// TwinAppMain.swift (copied as main.swift by scripts/check-two-engines.sh): a Swift program built the wrong way on purpose, with a copy of the engine
 // of its own (the SwiftPM product VowSwiftOnly), that loads the installed libvow.so later
 // with dlopen (as a program that loads a plugin built on vow.h does). The copy in the
 // program exports no symbol; the one in libvow.so must still find it when it loads, and
