@@ -168,6 +168,50 @@ extension LinkBody {
         if flags.contains(.onLibraryQueue) { return ObjectIdentifier(Dispatchers.librarySerial) }
         return body.heldDispatcher
     }
+
+    // MARK: Handed to a host's loop as its own job
+    //
+    // A dispatcher that hands each job to foreign code as an opaque pointer (a C host's
+    // loop, `vow_dispatcher_new`: `submit(ctx, run, job)`, then `run(job)` or
+    // `vow_job_drop(job)`) would need an object per job to carry what the job is and which
+    // dispatcher it belongs to. A link scheduled on such a dispatcher knows both already:
+    // it is the job, and its `OnDispatcher` body holds the dispatcher's identity from the
+    // moment it is scheduled. So the dispatcher hands the link itself (with a reference the
+    // host owns), and two flags of its word, set under its lock, say the rest:
+    // `handedToHost` (set by `handToHost`, when handed over) and `hostFinished` (set by
+    // `takeBackFromHost`, when the host runs or drops it). A link is scheduled once, so it
+    // is handed over at most once; a second run or drop finds `hostFinished`, and a promise
+    // that never was a job finds neither flag: both are refused. Threads: `handToHost` on
+    // the submitting thread, `takeBackFromHost` on the thread that runs or drops the job;
+    // both touch only the flags and the body's dispatcher identity, fixed once scheduled.
+
+    @usableFromInline override func handToHost(from dispatcher: ObjectIdentifier) -> Bool {
+        var flags = lock()
+        // Only a link with an `OnDispatcher` body holds a dispatcher identity (those on the
+        // library's queue or inline are never submitted to a host's dispatcher).
+        guard flags.contains(.scheduled), !flags.contains(.handedToHost), !flags.contains(.onLibraryQueue),
+              !flags.contains(.onInline), body.heldDispatcher == dispatcher else {
+            unlock(flags)
+            return false
+        }
+        flags.insert(.handedToHost)
+        unlock(flags)
+        return true
+    }
+
+    @usableFromInline override func takeBackFromHost() -> ObjectIdentifier? {
+        var flags = lock()
+        guard flags.contains(.handedToHost), !flags.contains(.hostFinished) else {
+            unlock(flags)
+            return nil
+        }
+        flags.insert(.hostFinished)
+        let dispatcher = body.heldDispatcher
+        unlock(flags)
+        return dispatcher
+    }
+
+    @usableFromInline override var wasHandedToHost: Bool { flags.contains(.handedToHost) }
 }
 
 /// The body of a link on a dispatcher other than the library's queue and inline: `inner`

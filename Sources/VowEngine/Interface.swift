@@ -121,6 +121,9 @@
 //   Continuation                          the unit of scheduled work (run once, or dropped once)
 //   Continuation.run
 //   Continuation.dropped
+//   Continuation.handToHost               a link travels to a C host's loop as its own job (no
+//   Continuation.takeBackFromHost         object per job): marked when handed over, taken back
+//   Continuation.wasHandedToHost          once when run or dropped (CDispatchers.swift)
 //   ClosureJob                            a closure as a continuation
 //   ClosureJob.init
 //   ClosureJob.run
