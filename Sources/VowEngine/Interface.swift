@@ -96,6 +96,7 @@
 //   Core.race                             race, and `any` (fulfilmentOnly)
 //   Core.limited                          bounded concurrency: inputs made lazily, at most `limit` pending
 //   Core.LimitedMode
+//   Core.rejectedInputIndex              which input's rejection rejected a bounded combinator's result
 //   Core.after                            timers, on the clock of a dispatcher (Dispatcher.scheduleTimer)
 //   Core.timeout
 //   Core.delayed
