@@ -13,7 +13,8 @@ import Glibc
 /// A dispatcher backed by a host's event loop: C's `vow_dispatcher_new`.
 ///
 /// The engine hands it continuations (`submit`); each goes to the host's
-/// `submit(ctx, run, job)` inside a `HostJob`, with `run` a static trampoline. The host
+/// `submit(ctx, run, job)` with `run` a static trampoline: a link as itself (`HostLink`, no
+/// allocation per job), the library's other work (timers, hand-offs) inside a `HostJob`. The host
 /// either calls `run(job)` exactly once, later, in submission order, on its loop's thread,
 /// or hands the job back with `vow_job_drop(job)` (a loop that shuts down): then the
 /// continuation is told it was dropped, and a link cancels its promise. The trampoline
