@@ -367,6 +367,11 @@ test_when_limited_cancelled_input_named(void)
     CHECK(vow_error_is_cancelled(got));
     CHECK(is_vow_error(got, VOW_ERROR_CANCELLED));
     CHECK(strncmp(vow_error_message(got), "input 2: ", 9) == 0);
+    /* Every input was cancelled (2 by the test, 0 and 1 by the stop): their on_cancel
+       handlers, which use p, run on the default dispatcher before p is freed. */
+    CHECK(wait_counter(&p->cancelled, 3, ts_wait_seconds()));
+    host_drain(q);
+    CHECK_EQ_INT(atomic_load(&p->destroyed), 1);
     vow_error_release(got);
     vow_promise_release(all);
     producer_free(p);
