@@ -1093,7 +1093,10 @@ typedef void (*vow_job)(void *VOW_NULLABLE job);
  * never run. Every job the host still holds keeps the dispatcher alive:
  * destroy(ctx) runs once the last reference is released and every submitted
  * job was run or dropped, so a host that shuts its loop down drops what is
- * still queued, then releases the dispatcher. Returns +1; NULL submit
+ * still queued, then releases the dispatcher. A job costs no allocation of
+ * its own: a callback's job is the library's object for that callback,
+ * handed over as it is (the allocation stage of the test command holds 0
+ * per job). Returns +1; NULL submit
  * returns NULL. If this call fails (NULL returned), submit is never called
  * and destroy (if given) runs before the call returns. Any thread.
  *
@@ -1173,8 +1176,11 @@ vow_dispatcher_new_with_timers(void (*VOW_NONNULL submit)(void *VOW_NULLABLE ctx
  * once: waiters return, finally callbacks run, the cancellation travels
  * upstream), as when a Swift Dispatcher drops work. A job is run once or
  * dropped once: running or dropping it again is undefined, like a double
- * free (a job already freed is usually caught: a line on standard error,
- * and nothing else happens). NULL does nothing. Any thread, also inside the
+ * free; it is usually caught (always while the library still holds the
+ * object, as it does for a callback whose promise is still referenced): a
+ * line on standard error, "expected a job, got a released handle", and
+ * nothing else happens. A pointer that never was a job (a vow_promise, a
+ * stray pointer) is refused with a line too. NULL does nothing. Any thread, also inside the
  * submit that received the job (a loop that is gone drops at once; a long
  * chain dropped this way ends in a loop, not a recursion), but not while
  * holding a lock that submit takes: the drop runs destroy functions and
@@ -1367,7 +1373,12 @@ typedef vow_promise *VOW_NULLABLE (*vow_limited_make)(void *VOW_NULLABLE ctx, si
  * Bounded concurrency (PromiseKit's when(fulfilled:concurrently:)): n
  * inputs, made lazily by make(ctx, i), at most limit of them pending at
  * once. Fulfils with a LIST of their n values in input order (the same
- * handles), or rejects with the first rejection's error (that same error).
+ * handles), or rejects when an input rejects: with an error of that input's
+ * domain, code and payload whose message names the input, "input I: " and
+ * the input's message (I its index, in decimal), so a program that prints it
+ * learns which input failed (the input keeps its own error; a cancellation
+ * error stays one). vow_when, whose inputs the caller holds, rejects with
+ * that same error instead: the caller can ask each input.
  *
  * make is called with i = 0, 1, ..., n - 1 in that order, each once, one
  * call at a time, on the default dispatcher as it is when this function is
@@ -1513,7 +1524,8 @@ vow_set_unhandled_error_handler(vow_unhandled_handler VOW_NULLABLE h, void *VOW_
  *       TYPE is vow_promise, vow_resolver, vow_value, vow_error,
  *       vow_dispatcher, vow_trampoline or job. FN is the entry point, or
  *       run(job) for a host dispatcher's run function: a job run or
- *       dropped twice gets "expected a job, got a released handle".
+ *       dropped twice gets "expected a job, got a released handle", a
+ *       vow_promise given as a job "expected a job, got a vow_promise".
  *       A Swift job (vow_dispatcher_new) run twice gets "expected a Swift
  *       job, got a released handle"; vow_testing.h adds vow_test_loop.
  *       The call returns as for NULL.

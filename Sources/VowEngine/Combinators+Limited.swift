@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Bounded concurrency (PromiseKit's `when(fulfilled: iterator, concurrently: n)`), the one
 /// implementation behind every face: the inputs are made lazily, one call of `make` per
 /// input, and at most `limit` of them are pending at once; the result is gathered in input
@@ -10,10 +12,12 @@
 ///   inputs (only asked when `count` is nil), or throws: that input failed with the error.
 /// - A new input is made when one settles, until `count` inputs were made (or `make`
 ///   returned nil).
-/// - Mode `.all`: the first rejection settles the result with that same error; nothing
-///   more is made and the inputs still pending are cancelled, each only if nothing else
-///   waits on it (the upstream rule). Mode `.allSettled`: rejections are gathered like
-///   values; the result never rejects.
+/// - Mode `.all`: the first rejection settles the result with that same error (or with what
+///   the face's `indexing` makes of it and the input's index: C's message names the input);
+///   the result remembers the input's index (`rejectedInput`: Swift's
+///   `Promise.rejectedInputIndex`); nothing more is made and the inputs still pending are
+///   cancelled, each only if nothing else waits on it (the upstream rule). Mode
+///   `.allSettled`: rejections are gathered like values; the result never rejects.
 /// - Cancelling the result stops making inputs and cancels the pending ones (the upstream
 ///   rule again).
 /// - `make` is released (so what it captures, a C context's `destroy`, goes) exactly once,
@@ -34,10 +38,15 @@ extension Core {
     /// `gather([])`), nil if `make` says when they end. `element` runs where an input
     /// settles (for `.all`, on fulfilled inputs only); a throw from it counts as that
     /// input's rejection. `gather` runs once, with every element in input order.
+    /// `indexing` (mode `.all`): the error the result rejects with when the input at `index`
+    /// rejected with `error` (or its `element` threw it), where that input settled; nil: that
+    /// same error.
     package static func limited<Element>(count: Int?, limit: Int, mode: LimitedMode, on dispatcher: any Dispatcher,
                                          make: @escaping @Sendable (Int) throws -> Core?,
                                          element: @escaping @Sendable (Core) throws -> Element,
-                                         gather: @escaping @Sendable ([Element]) throws -> StoredValue) -> Core {
+                                         gather: @escaping @Sendable ([Element]) throws -> StoredValue,
+                                         indexing: (@Sendable (_ index: Int, _ error: any Error) -> any Error)? = nil)
+        -> Core {
         if count == 0 {
             do {
                 return Core(settledWith: try gather([]), rejected: false)
@@ -47,10 +56,22 @@ extension Core {
         }
         let result = LimitedResult()
         let work = LimitedRun(result: result, count: count, limit: max(1, limit), mode: mode,
-                              dispatcher: Dispatchers.resolve(dispatcher), make: make, element: element, gather: gather)
+                              dispatcher: Dispatchers.resolve(dispatcher), make: make, element: element, gather: gather,
+                              indexing: indexing)
         result.work = work
         work.start()
         return result
+    }
+}
+
+extension Core {
+    /// For the result of a bounded combinator (mode `.all`) that rejected because an input
+    /// did: that input's index (the order of `make`'s calls); nil for any other promise, or
+    /// while pending, fulfilled, or cancelled by its caller.
+    package final var rejectedInputIndex: Int? {
+        guard isRejected, let result = self as? LimitedResult else { return nil }
+        let index = result.rejectedInput.load(ordering: .acquiring)
+        return index >= 0 ? index : nil
     }
 }
 
@@ -69,6 +90,10 @@ final class LimitedResult: Core, ProducerInputs, @unchecked Sendable {
     // @unchecked: `work` is set once, before the result is handed out, and only read after.
     /// The run, while it has work (its inputs' registrations and its pump job keep it).
     weak var work: (any LimitedStopping)?
+    /// The index of the input whose rejection settled this result (mode `.all`); -1: none.
+    /// Stored before the result settles, by the thread that settles it (and taken back if
+    /// the result was settled first, by a cancellation).
+    let rejectedInput = Atomic<Int>(-1)
 
     override init() {
         super.init()
@@ -117,6 +142,7 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
     private let dispatcher: any Dispatcher
     private let element: @Sendable (Core) throws -> Element
     private let gather: @Sendable ([Element]) throws -> StoredValue
+    private let indexing: (@Sendable (Int, any Error) -> any Error)?
 
     private let lock = VowLock()
     /// The result, until the run stops (then nil: the run no longer holds it).
@@ -140,8 +166,10 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
 
     init(result: LimitedResult, count: Int?, limit: Int, mode: Core.LimitedMode, dispatcher: any Dispatcher,
          make: @escaping @Sendable (Int) throws -> Core?, element: @escaping @Sendable (Core) throws -> Element,
-         gather: @escaping @Sendable ([Element]) throws -> StoredValue) {
+         gather: @escaping @Sendable ([Element]) throws -> StoredValue,
+         indexing: (@Sendable (Int, any Error) -> any Error)?) {
         self.result = result
+        self.indexing = indexing
         self.count = count
         self.limit = limit
         self.mode = mode
@@ -282,11 +310,16 @@ final class LimitedRun<Element>: Continuation, LimitedStopping, @unchecked Senda
             let stopped = stop()
             lock.unlock()
             guard let result = stopped.result else { return }
-            if let conversionError {
-                result.reject(conversionError)
+            result.rejectedInput.store(index, ordering: .releasing)
+            let settled: Bool
+            if let indexing {
+                settled = result.reject(indexing(index, conversionError ?? input.error!))
+            } else if let conversionError {
+                settled = result.reject(conversionError)
             } else {
-                result.settle(like: input)
+                settled = result.settle(like: input)
             }
+            if !settled { result.rejectedInput.store(-1, ordering: .releasing) }
             result.releaseUpstreams(stopped.unsettled)
             return
         }

@@ -60,6 +60,21 @@ import Synchronization
     /// never run (its promise was cancelled): lets go of what it captured.
     @usableFromInline func disposeUnrun() {}
 
+    /// For a dispatcher that hands each job to foreign code as a pointer (a C host's loop,
+    /// `vow_dispatcher_new`): true when this continuation can travel as that pointer
+    /// itself, with no object around it, and is now marked as handed over. Only a link
+    /// scheduled on the dispatcher whose identity is `dispatcher` can (`Link`, "Handed to
+    /// a host's loop as its own job"); the default answers false and marks nothing.
+    @usableFromInline package func handToHost(from dispatcher: ObjectIdentifier) -> Bool { false }
+
+    /// The host hands back what `handToHost` marked (it runs it, or drops it): the identity
+    /// of the dispatcher it was handed from, once; nil for anything else (not handed over,
+    /// or handed back already), which the caller reports as misuse.
+    @usableFromInline package func takeBackFromHost() -> ObjectIdentifier? { nil }
+
+    /// True once this continuation was handed to a host (`handToHost`), also after it was
+    /// handed back: tells a job run or dropped twice from a pointer that never was a job.
+    @usableFromInline package var wasHandedToHost: Bool { false }
 }
 
 /// A closure to run on a dispatcher: `Dispatcher.dispatch` on the library's own queues,

@@ -34,8 +34,11 @@ import Synchronization
     /// link is scheduled (under its lock). Other bodies hold none and are never asked.
     mutating func takeDispatcher() -> any Dispatcher
 
-    /// The identity of the dispatcher the body holds, for deadlock detection (nil: none).
-    var heldDispatcher: ObjectIdentifier? { get }
+    /// The identity of the dispatcher the body holds, for deadlock detection and a host's
+    /// jobs (nil: none). `mutating` only so the engine reads it where the body lies: the
+    /// link's overrides are not specialized for `Body`, and a non-mutating read copies the
+    /// body first (its value witnesses: some 140 instructions a read, measured).
+    var heldDispatcher: ObjectIdentifier? { mutating get }
 }
 
 extension LinkBody {
@@ -168,6 +171,50 @@ extension LinkBody {
         if flags.contains(.onLibraryQueue) { return ObjectIdentifier(Dispatchers.librarySerial) }
         return body.heldDispatcher
     }
+
+    // MARK: Handed to a host's loop as its own job
+    //
+    // A dispatcher that hands each job to foreign code as an opaque pointer (a C host's
+    // loop, `vow_dispatcher_new`: `submit(ctx, run, job)`, then `run(job)` or
+    // `vow_job_drop(job)`) would need an object per job to carry what the job is and which
+    // dispatcher it belongs to. A link scheduled on such a dispatcher knows both already:
+    // it is the job, and its `OnDispatcher` body holds the dispatcher's identity from the
+    // moment it is scheduled. So the dispatcher hands the link itself (with a reference the
+    // host owns), and two flags of its word, set under its lock, say the rest:
+    // `handedToHost` (set by `handToHost`, when handed over) and `hostFinished` (set by
+    // `takeBackFromHost`, when the host runs or drops it). A link is scheduled once, so it
+    // is handed over at most once; a second run or drop finds `hostFinished`, and a promise
+    // that never was a job finds neither flag: both are refused. Threads: `handToHost` on
+    // the submitting thread, `takeBackFromHost` on the thread that runs or drops the job;
+    // both touch only the flags and the body's dispatcher identity, fixed once scheduled.
+
+    @usableFromInline override func handToHost(from dispatcher: ObjectIdentifier) -> Bool {
+        var flags = lock()
+        // Only a link with an `OnDispatcher` body (no placement flag) holds a dispatcher.
+        guard flags.contains(.scheduled), !flags.contains(.handedToHost), !flags.contains(.onLibraryQueue),
+              !flags.contains(.onInline), body.heldDispatcher == dispatcher else {
+            unlock(flags)
+            return false
+        }
+        flags.insert(.handedToHost)
+        unlock(flags)
+        return true
+    }
+
+    @usableFromInline override func takeBackFromHost() -> ObjectIdentifier? {
+        var flags = lock()
+        guard flags.contains(.handedToHost), !flags.contains(.hostFinished) else {
+            unlock(flags)
+            return nil
+        }
+        flags.insert(.hostFinished)
+        unlock(flags)
+        // The identity was fixed when the link was scheduled (nothing writes it later).
+        return body.heldDispatcher
+    }
+
+
+    @usableFromInline override var wasHandedToHost: Bool { flags.contains(.handedToHost) }
 }
 
 /// The body of a link on a dispatcher other than the library's queue and inline: `inner`

@@ -96,6 +96,7 @@
 //   Core.race                             race, and `any` (fulfilmentOnly)
 //   Core.limited                          bounded concurrency: inputs made lazily, at most `limit` pending
 //   Core.LimitedMode
+//   Core.rejectedInputIndex              which input's rejection rejected a bounded combinator's result
 //   Core.after                            timers, on the clock of a dispatcher (Dispatcher.scheduleTimer)
 //   Core.timeout
 //   Core.delayed
@@ -121,6 +122,9 @@
 //   Continuation                          the unit of scheduled work (run once, or dropped once)
 //   Continuation.run
 //   Continuation.dropped
+//   Continuation.handToHost               a link travels to a C host's loop as its own job (no
+//   Continuation.takeBackFromHost         object per job): marked when handed over, taken back
+//   Continuation.wasHandedToHost          once when run or dropped (CDispatchers.swift)
 //   ClosureJob                            a closure as a continuation
 //   ClosureJob.init
 //   ClosureJob.run

@@ -57,6 +57,10 @@ import Glibc
     /// result, a retry's): the cycle check asks it for them (`Core.producerInputs`), as
     /// they are in no word of the promise. Set when it is made, never cleared.
     @inlinable static var hasProducerInputs: Flags { Flags(rawValue: 1 << 18) }
+    /// A link was handed to a host loop as its own job (`Continuation.handToHost`).
+    @inlinable static var handedToHost: Flags { Flags(rawValue: 1 << 19) }
+    /// The host ran or dropped the link it was handed (`Continuation.takeBackFromHost`).
+    @inlinable static var hostFinished: Flags { Flags(rawValue: 1 << 20) }
 
     /// `settled` and `rejected` (one constant: an option-set array literal costs a static
     /// array on every use).

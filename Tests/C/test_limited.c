@@ -198,11 +198,25 @@ test_when_limited_first_rejection(void)
     host_drain(q);
     CHECK_EQ_INT(atomic_load(&p->made_count), 2);
 
-    vow_error *e = vow_error_new("test.limited", 1, "input 1 failed");
+    vow_value *detail = vow_value_int(28);
+    vow_error *e = vow_error_with_payload("test.limited", 1, "disk full", detail);
+    vow_value_release(detail);
     vow_resolver_reject(p->r[1], e);
     vow_error *got = NULL;
     CHECK_EQ_INT(wait_promise(all, NULL, &got), VOW_REJECTED);
-    CHECK_EQ_PTR(got, e); /* that same error */
+    /* The error names the input (issue 35): the same domain, code and payload, the message
+       after "input 1: "; the input keeps its own error. */
+    CHECK(got != NULL && got != e);
+    CHECK_EQ_STR(vow_error_domain(got), "test.limited");
+    CHECK_EQ_INT(vow_error_code(got), 1);
+    CHECK_EQ_STR(vow_error_message(got), "input 1: disk full");
+    int64_t payload = 0;
+    CHECK(vow_value_get_int(vow_error_payload(got), &payload) == VOW_OK && payload == 28);
+    CHECK_EQ_PTR(vow_error_payload(got), vow_error_payload(e)); /* the same payload handle */
+    CHECK_EQ_STR(vow_error_message(e), "disk full");
+    vow_error *input_error = vow_promise_error(p->made[1]);
+    CHECK_EQ_PTR(input_error, e);
+    vow_error_release(input_error);
     /* Input 0, still pending, was cancelled (its producer's on_cancel ran); nothing more is made. */
     CHECK_EQ_INT(vow_promise_state(p->made[0]), VOW_REJECTED);
     vow_error *e0 = vow_promise_error(p->made[0]);
@@ -323,7 +337,8 @@ test_when_limited_null_from_make(void)
     vow_error *got = NULL;
     CHECK_EQ_INT(wait_promise(all, NULL, &got), VOW_REJECTED);
     CHECK(is_vow_error(got, VOW_ERROR_TYPE));
-    CHECK(strstr(vow_error_message(got), "index 1") != NULL);
+    CHECK_EQ_STR(vow_error_message(got),
+                 "input 1: vow_when_limited_on: make returned NULL or not a vow_promise for index 1");
     host_drain(q);
     CHECK_EQ_INT(atomic_load(&p->made_count), 2);
     CHECK_EQ_INT(atomic_load(&p->destroyed), 1);
@@ -331,6 +346,52 @@ test_when_limited_null_from_make(void)
     vow_promise_release(all);
     producer_free(p);
     host_finish(d, q);
+}
+
+/* An input that was cancelled (not the result): the result's error is still a cancellation
+ * error (vow_error_is_cancelled), and names the input. vow_when, whose inputs the caller holds, rejects with that same
+ * error (the caller can ask each input). */
+static void
+test_when_limited_cancelled_input_named(void)
+{
+    enum { N = 3 };
+    host_queue *q = host_queue_new();
+    vow_dispatcher *d = host_dispatcher(q);
+    producer *p = producer_new(N);
+    vow_promise *all = vow_when_limited_on(d, N, N, producer_make, p, producer_destroy);
+    host_drain(q);
+    CHECK_EQ_INT(atomic_load(&p->made_count), 3);
+    vow_cancel(p->made[2]);
+    vow_error *got = NULL;
+    CHECK_EQ_INT(wait_promise(all, NULL, &got), VOW_REJECTED);
+    CHECK(vow_error_is_cancelled(got));
+    CHECK(is_vow_error(got, VOW_ERROR_CANCELLED));
+    CHECK(strncmp(vow_error_message(got), "input 2: ", 9) == 0);
+    /* Every input was cancelled (2 by the test, 0 and 1 by the stop): their on_cancel
+       handlers, which use p, run on the default dispatcher before p is freed. */
+    CHECK(wait_counter(&p->cancelled, 3, ts_wait_seconds()));
+    host_drain(q);
+    CHECK_EQ_INT(atomic_load(&p->destroyed), 1);
+    vow_error_release(got);
+    vow_promise_release(all);
+    producer_free(p);
+    host_finish(d, q);
+
+    vow_resolver *r = NULL;
+    vow_promise *a = vow_promise_pending(&r);
+    vow_error *e = vow_error_new("test.when", 2, "no such file");
+    vow_promise *b = vow_promise_rejected(e);
+    vow_promise *both[2] = {a, b};
+    vow_promise *w = vow_when(both, 2);
+    got = NULL;
+    CHECK_EQ_INT(wait_promise(w, NULL, &got), VOW_REJECTED);
+    CHECK_EQ_PTR(got, e); /* that same error */
+    vow_error_release(got);
+    vow_promise_release(w);
+    vow_promise_release(b);
+    vow_promise_release(a);
+    vow_resolver_release(r);
+    vow_error_release(e);
 }
 
 /* ======================================================================
@@ -884,6 +945,7 @@ TEST_MAIN_BEGIN("test_limited")
     RUN_TEST(test_when_limited_cancel);
     RUN_TEST(test_when_limited_cancel_inside_make);
     RUN_TEST(test_when_limited_null_from_make);
+    RUN_TEST(test_when_limited_cancelled_input_named);
     RUN_TEST(test_limited_make_returns_another_kind);
     RUN_TEST(test_join_limited_collects_everything);
     RUN_TEST(test_join_limited_cancel);

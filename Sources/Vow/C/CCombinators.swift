@@ -172,7 +172,16 @@ private func cLimited(_ d: CDispatcherArgument, _ n: Int, _ limit: Int, _ make: 
         return core
     }, element: element, gather: { values in
         StoredValue(VowValue(.list(values)))
-    }).made(at: site).retainedHandle
+    }, indexing: mode == .all ? naming : nil).made(at: site).retainedHandle
+}
+
+/// What `vow_when_limited` rejects with when input `index` rejected with `error`: an error
+/// of the same domain, code and payload whose message names the input ("input 3: " and the
+/// message), so a program that prints it learns which input failed (vow.h, vow_when_limited).
+@Sendable
+private func naming(_ index: Int, _ error: any Error) -> any Error {
+    let box = VowErrorBox.boxing(error)
+    return VowErrorBox(domain: box.domain, code: box.code, message: "input \(index): \(box.message)", payload: box.payload)
 }
 
 /// Whether `limit` lets anything run: 0 is misuse (a line names `function`).

@@ -13,7 +13,8 @@ import Glibc
 /// A dispatcher backed by a host's event loop: C's `vow_dispatcher_new`.
 ///
 /// The engine hands it continuations (`submit`); each goes to the host's
-/// `submit(ctx, run, job)` inside a `HostJob`, with `run` a static trampoline. The host
+/// `submit(ctx, run, job)` with `run` a static trampoline: a link as itself (`HostLink`, no
+/// allocation per job), the library's other work (timers, hand-offs) inside a `HostJob`. The host
 /// either calls `run(job)` exactly once, later, in submission order, on its loop's thread,
 /// or hands the job back with `vow_job_drop(job)` (a loop that shuts down): then the
 /// continuation is told it was dropped, and a link cancels its promise. The trampoline
@@ -69,6 +70,13 @@ final class HostDispatcher: HandleObject, Dispatcher, ContinuationSink, Executor
     }
 
     func submit(_ continuation: Continuation) {
+        // A link travels as itself (the host's reference, and the dispatcher's own for the
+        // job: see `runHostLink`); the rest of the library's work in a `HostJob`.
+        if continuation.handToHost(from: ObjectIdentifier(self)) {
+            _ = Unmanaged.passUnretained(self).retain()
+            submitToHost(ctx, runHostLink, Unmanaged.passRetained(continuation).toOpaque())
+            return
+        }
         let job = HostJob(continuation, keeping: self, identity: ObjectIdentifier(self))
         submitToHost(ctx, runHostJob, UnsafeMutableRawPointer(job.retainedHandle))
     }
@@ -223,11 +231,69 @@ let runHostJob: vow_job = { raw in
     }
 }
 
+/// A link handed to a host as its own job (`HostDispatcher.submit`, no object around it:
+/// see `Link`, "Handed to a host's loop as its own job"). While the host holds it, the
+/// link carries the host's reference and its dispatcher one of its own.
+enum HostLink {
+    /// Takes the host's job back: the link and its dispatcher, each with the reference the
+    /// job held (nil, with a misuse line naming `function`, for anything else: a pointer
+    /// that is no handle, a handle of another kind, a promise that never was a job, a job
+    /// run or dropped already; a link that was freed after its run is usually caught by
+    /// its released tag, its memory not reused yet).
+    @inline(__always)
+    static func take(_ raw: UnsafeMutableRawPointer, in function: StaticString)
+        -> (link: Unmanaged<Continuation>, dispatcher: Unmanaged<HostDispatcher>)? {
+        let found = raw.load(fromByteOffset: handleTagOffset, as: UInt32.self)
+        guard found == HandleTag.promise.rawValue else {
+            reportWrongHandle(found: found, expected: .job, in: function)
+            return nil
+        }
+        guard isThisEnginesObject(raw, .job, in: function) else { return nil }
+        let link = Unmanaged<Continuation>.fromOpaque(raw)
+        guard let identity = link._withUnsafeGuaranteedRef({ $0.takeBackFromHost() }) else {
+            refuse(link, in: function)
+            return nil
+        }
+        let dispatcher = Unmanaged<HostDispatcher>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(bitPattern: identity))!)
+        return (link, dispatcher)
+    }
+
+    /// The misuse line for a promise that is no job now: "a released handle" for a job run
+    /// or dropped already, as for a freed one (vow.h, "Misuse").
+    @inline(never)
+    private static func refuse(_ link: Unmanaged<Continuation>, in function: StaticString) {
+        let finished = link._withUnsafeGuaranteedRef { $0.wasHandedToHost }
+        reportWrongHandle(found: (finished ? HandleTag.released : HandleTag.promise).rawValue,
+                          expected: .job, in: function)
+    }
+}
+
+/// The `run` a host calls with a link (`HostLink`): runs it once, marking the thread as
+/// running its dispatcher, then lets go of the job's references (the link's last one may
+/// free it; the dispatcher's last one runs the host's `destroy`, after the job).
+let runHostLink: vow_job = { raw in
+    guard let raw, let (link, dispatcher) = HostLink.take(raw, in: "run(job)") else { return }
+    ThreadState.running(serialDispatcher: ObjectIdentifier(dispatcher.takeUnretainedValue())) {
+        link._withUnsafeGuaranteedRef { $0.run() }
+    }
+    link.release()
+    dispatcher.release()
+}
+
+/// Tells a job from the rest by the tag at `handleTagOffset`: a link (a promise's tag),
+/// a Swift job, or else a `HostJob` (whose check reports anything that is none of them).
 @c @implementation
 func vowface_job_drop(_ job: UnsafeMutableRawPointer?) {
     guard let job else { return }
     if isSwiftJob(job) {
         dropSwiftJob(job)
+        return
+    }
+    if job.load(fromByteOffset: handleTagOffset, as: UInt32.self) == HandleTag.promise.rawValue {
+        guard let (link, dispatcher) = HostLink.take(job, in: "vow_job_drop") else { return }
+        link._withUnsafeGuaranteedRef { $0.dropped() }
+        link.release()
+        dispatcher.release()
         return
     }
     guard let taken = HostJob.take(job, in: "vow_job_drop") else { return }

@@ -4,7 +4,8 @@
 
 /// Waits for the promises an iterator makes, at most `concurrently` of them pending at once:
 /// fulfils with their values in the iterator's order, or rejects with the first rejection's
-/// error (that same error).
+/// error (that same error; the returned promise's `rejectedInputIndex` says which promise
+/// it was).
 ///
 /// Promises are made lazily: `iterator.next()` is called on `dispatcher` (the default: the
 /// default dispatcher as it is at this call), never on the calling thread unless that is
@@ -41,6 +42,25 @@ public func when<It: IteratorProtocol, T>(fulfilled iterator: sending It, concur
                                       make: { _ in source.next() },
                                       element: { try $0.typedValue(T.self) },
                                       gather: { StoredValue($0) }).made(at: .source(file, line)))
+}
+
+extension Promise {
+    /// Which input made a bounded `when` reject: for a promise returned by
+    /// `when(fulfilled:concurrently:on:)` that rejected because one of the iterator's
+    /// promises did, that promise's index in the iterator's order (0 for the first `next()`);
+    /// nil for any other promise, or while it is pending, fulfilled, or cancelled by its
+    /// caller. The rejection's error is that same error, of its own type (a `catch` of the
+    /// caller's error types still matches), so the index is asked of the promise:
+    ///
+    /// ```swift
+    /// let all = when(fulfilled: downloads, concurrently: 3)
+    /// all.catch { error in print("download \(all.rejectedInputIndex ?? -1) failed: \(error)") }
+    /// ```
+    ///
+    /// (C's `vow_when_limited` names the input in its error's message instead: C errors are
+    /// values, Swift's are types. `when(resolved:concurrently:on:)` never rejects: each
+    /// outcome is at its index.)
+    public var rejectedInputIndex: Int? { core.rejectedInputIndex }
 }
 
 /// Like `when(fulfilled:concurrently:on:)`, but never rejects: fulfils with every

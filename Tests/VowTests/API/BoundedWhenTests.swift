@@ -81,12 +81,37 @@ struct BoundedWhenTests {
             all = when(fulfilled: made.iterator(alive: token), concurrently: 2, on: queue)
         }
         queue.drain()
+        #expect(all.rejectedInputIndex == nil)
         made[1].resolver.reject(TestError(1))
-        #expect(try error(of: all) as? TestError == TestError(1))
+        #expect(try error(of: all) as? TestError == TestError(1)) // that same error
+        #expect(all.rejectedInputIndex == 1) // which promise it was
         #expect(made[0].promise.isCancelled)
         queue.drain()
         #expect(made.nextCalls == 2)
         #expect(alive == nil) // the iterator was let go
+    }
+
+    @Test("rejectedInputIndex: the iterator's index of the rejecting promise, also a cancelled one; nil for other promises")
+    func rejectedInputIndex() throws {
+        let queue = ManualDispatcher()
+        let made = MadePromises(total: 6)
+        let all = when(fulfilled: made.iterator(), concurrently: 6, on: queue)
+        queue.drain()
+        made[0].resolver.fulfill(0)
+        made[4].promise.cancel()
+        #expect(isCancellation(try error(of: all)))
+        #expect(all.rejectedInputIndex == 4)
+        // Not a bounded when's rejection: nil.
+        let pair = Promise<Int>.pending()
+        let array = when(fulfilled: [pair.promise, Promise<Int>(error: TestError(2))])
+        #expect(try error(of: array) as? TestError == TestError(2))
+        #expect(array.rejectedInputIndex == nil)
+        #expect(Promise<Int>(error: TestError(3)).rejectedInputIndex == nil)
+        let resolved = when(resolved: MadePromises(total: 1).iterator(), concurrently: 1, on: queue)
+        #expect(resolved.rejectedInputIndex == nil)
+        resolved.cancel()
+        queue.drain()
+        pair.resolver.fulfill(1)
     }
 
     @Test("cancelling the result cancels the pending promises at once (not one another chain needs) and stops")
@@ -98,6 +123,7 @@ struct BoundedWhenTests {
         let other = made[0].promise.map { $0 + 1 }
         all.cancel()
         #expect(all.isCancelled)
+        #expect(all.rejectedInputIndex == nil) // cancelled by its caller, not by an input
         #expect(!made[0].promise.isCancelled && made[0].promise.isPending)
         #expect(made[1].promise.isCancelled && made[2].promise.isCancelled)
         queue.drain()
@@ -227,6 +253,7 @@ struct BoundedWhenTests {
         let all = try #require(inner.withLock { $0 })
         all.cancel()
         #expect(all.isCancelled)
+        #expect(all.rejectedInputIndex == nil) // cancelled by its caller, not by an input
     }
 
     @Test(".inline makes the first promises inside the call")

@@ -23,6 +23,45 @@ extension BridgingTests {
             [all, joined, race].forEach { vow_promise_release($0) }
         }
 
+        @Test("vow_when_limited names the input that rejected in its error's message; domain, code and payload unchanged; vow_when keeps that same error")
+        func limitedRejectionNamesTheInput() throws {
+            let make: vow_limited_make = { _, index in
+                guard index == 2 else {
+                    let value = vow_value_int(Int64(index))
+                    defer { vow_value_release(value) }
+                    return vow_promise_fulfilled(value)
+                }
+                let error = vow_error_new("test.files", 13, "permission denied")
+                defer { vow_error_release(error) }
+                return vow_promise_rejected(error)
+            }
+            let all = vow_when_limited_on(vow_dispatcher_inline(), 4, 4, make, nil, nil)
+            let waited = waitC(all)
+            #expect(waited.state == VOW_REJECTED)
+            let described = describe(waited.error)
+            #expect(described.domain == "test.files")
+            #expect(described.code == 13)
+            #expect(described.message == "input 2: permission denied")
+            waited.release()
+            // Swift reads it as the library's error, with the same message.
+            let any = try #require(AnyPromise(unsafeHandle: all))
+            let seen = try #require(any.error as? VowError) // settled: waited for above
+            #expect(seen.domain == "test.files" && seen.code == 13 && seen.message == "input 2: permission denied")
+            vow_promise_release(all)
+
+            // vow_when: the caller holds the inputs; the result rejects with that same error.
+            let error = vow_error_new("test.files", 2, "no such file")
+            let rejected = vow_promise_rejected(error)
+            let inputs: [OpaquePointer?] = [fulfilledC(vow_value_int(1)), rejected]
+            let when = inputs.withUnsafeBufferPointer { vow_when($0.baseAddress, $0.count) }
+            let whenWaited = waitC(when)
+            #expect(whenWaited.state == VOW_REJECTED)
+            #expect(whenWaited.error == error)
+            whenWaited.release()
+            vow_error_release(error)
+            (inputs + [when]).forEach { vow_promise_release($0) }
+        }
+
         @Test("vow_race settles like the first to settle and cancels the losers")
         func race() {
             var slowResolver: OpaquePointer?
