@@ -7,62 +7,14 @@
  */
 #include "test_support.h"
 
-/* ---- misuse handler plumbing ---------------------------------------------------------- */
-
-#define MAX_LINES 64
-
-typedef struct line_log {
-    pthread_mutex_t lock;
-    char *lines[MAX_LINES];
-    int count;
-    atomic_int destroyed;
-} line_log;
-
-static void
-log_line(void *ctx, const char *line)
-{
-    line_log *log = ctx;
-    pthread_mutex_lock(&log->lock);
-    if (log->count < MAX_LINES) log->lines[log->count] = strdup(line);
-    log->count++;
-    pthread_mutex_unlock(&log->lock);
-}
-
-static void
-log_destroy(void *ctx)
-{
-    atomic_fetch_add(&((line_log *)ctx)->destroyed, 1);
-}
-
-static void
-log_init(line_log *log)
-{
-    memset(log, 0, sizeof *log);
-    pthread_mutex_init(&log->lock, NULL);
-}
-
-static void
-log_free(line_log *log)
-{
-    int n = log->count < MAX_LINES ? log->count : MAX_LINES;
-    for (int i = 0; i < n; i++) free(log->lines[i]);
-    pthread_mutex_destroy(&log->lock);
-}
-
-static const char *
-last_line(line_log *log)
-{
-    return log->count > 0 && log->count <= MAX_LINES ? log->lines[log->count - 1] : "";
-}
-
 /* ---- item 3: counts with the top bit set ------------------------------------------------ */
 
 static void
 test_counts_too_large_are_misuse(void)
 {
-    line_log log;
-    log_init(&log);
-    vow_set_misuse_handler(log_line, &log, log_destroy);
+    misuse_log log;
+    misuse_log_init(&log);
+    vow_set_misuse_handler(misuse_log_line, &log, misuse_log_destroy);
     char byte = 'x';
     vow_value *v = vow_value_int(1);
     vow_value *items[1] = {v};
@@ -71,25 +23,25 @@ test_counts_too_large_are_misuse(void)
     vow_promise *ps[1] = {p};
 
     CHECK_NULL(vow_value_bytes(NULL, SIZE_MAX));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_value_bytes: count 18446744073709551615 is too large");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_value_bytes: count 18446744073709551615 is too large");
     CHECK_NULL(vow_value_bytes(&byte, (size_t)-5));
     CHECK_NULL(vow_value_bytes(&byte, (size_t)1 << 63));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_value_bytes: count 9223372036854775808 is too large");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_value_bytes: count 9223372036854775808 is too large");
     /* Below the top bit but past the end of the address space (the bytes are never read). */
     CHECK_NULL(vow_value_bytes((const void *)(UINTPTR_MAX - 10), 100));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_value_bytes: count 100 is too large");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_value_bytes: count 100 is too large");
     CHECK_NULL(vow_value_list(NULL, SIZE_MAX));
     CHECK_NULL(vow_value_list(items, SIZE_MAX));
     CHECK_NULL(vow_value_list(items, ((size_t)1 << 62))); /* n * sizeof(pointer) overflows */
-    CHECK_EQ_STR(last_line(&log), "vow: vow_value_list: count 4611686018427387904 is too large");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_value_list: count 4611686018427387904 is too large");
     CHECK_NULL(vow_when(NULL, SIZE_MAX));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_when: count 18446744073709551615 is too large");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_when: count 18446744073709551615 is too large");
     CHECK_NULL(vow_join(NULL, SIZE_MAX));
     CHECK_NULL(vow_race(NULL, SIZE_MAX));
     CHECK_NULL(vow_when(ps, (size_t)-1));
     CHECK_NULL(vow_join(ps, (size_t)1 << 63));
     CHECK_NULL(vow_race(ps, (size_t)-2));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_race: count 18446744073709551614 is too large");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_race: count 18446744073709551614 is too large");
     CHECK_EQ_INT(log.count, 13);
 
     /* Counts that fit still work, and write nothing. */
@@ -114,7 +66,7 @@ test_counts_too_large_are_misuse(void)
     vow_resolver_release(r);
     vow_promise_release(p);
     vow_value_release(v);
-    log_free(&log);
+    misuse_log_free(&log);
 }
 
 /* ---- item 4: arrays of plain handles, no cast ------------------------------------------- */
@@ -199,15 +151,15 @@ test_default_unhandled_report_is_one_line(void)
     free(big);
 
     /* Through the misuse handler? No: unhandled reports are not misuse lines. */
-    line_log log;
-    log_init(&log);
-    vow_set_misuse_handler(log_line, &log, log_destroy);
+    misuse_log log;
+    misuse_log_init(&log);
+    vow_set_misuse_handler(misuse_log_line, &log, misuse_log_destroy);
     text = default_report_of("still on stderr");
     CHECK(strstr(text, "still on stderr") != NULL);
     CHECK_EQ_INT(log.count, 0);
     free(text);
     vow_set_misuse_handler(NULL, NULL, NULL);
-    log_free(&log);
+    misuse_log_free(&log);
 }
 
 /* ---- item 9: misuse lines and their handler --------------------------------------------- */
@@ -226,17 +178,17 @@ noop_on_error(void *ctx, const vow_error *error, vow_result *out)
 static void
 test_released_resolver_refused(void)
 {
-    line_log log;
-    log_init(&log);
-    vow_set_misuse_handler(log_line, &log, log_destroy);
+    misuse_log log;
+    misuse_log_init(&log);
+    vow_set_misuse_handler(misuse_log_line, &log, misuse_log_destroy);
     vow_resolver *r = NULL;
     vow_promise *p = vow_promise_pending(&r);
     REQUIRE(p != NULL && r != NULL);
     CHECK((void *)r != (void *)p);
     CHECK_EQ_INT(vow_value_kind((const vow_value *)r), VOW_KIND_INVALID);
-    CHECK_EQ_STR(last_line(&log), "vow: vow_value_kind: expected a vow_value, got a vow_resolver");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_value_kind: expected a vow_value, got a vow_resolver");
     CHECK_EQ_INT(vow_promise_state((const vow_promise *)r), VOW_STATE_INVALID);
-    CHECK_EQ_STR(last_line(&log), "vow: vow_promise_state: expected a vow_promise, got a vow_resolver");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_promise_state: expected a vow_promise, got a vow_resolver");
     CHECK_EQ_PTR(vow_resolver_retain(r), r);
     vow_resolver_release(r);
     CHECK_EQ_INT(vow_promise_state(p), VOW_PENDING);
@@ -244,11 +196,11 @@ test_released_resolver_refused(void)
     CHECK_EQ_INT(vow_promise_state(p), VOW_REJECTED);
     vow_value *v = vow_value_int(1);
     CHECK_EQ_INT(vow_resolver_fulfill(r, v), VOW_EINVAL);
-    CHECK_EQ_STR(last_line(&log), "vow: vow_resolver_fulfill: expected a vow_resolver, got a released handle");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_resolver_fulfill: expected a vow_resolver, got a released handle");
     CHECK_NULL(vow_resolver_retain(r));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_resolver_retain: expected a vow_resolver, got a released handle");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_resolver_retain: expected a vow_resolver, got a released handle");
     vow_resolver_release(r);
-    CHECK_EQ_STR(last_line(&log), "vow: vow_resolver_release: expected a vow_resolver, got a released handle");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_resolver_release: expected a vow_resolver, got a released handle");
     CHECK_EQ_INT(log.count, 5);
     CHECK_EQ_INT(vow_promise_state(p), VOW_REJECTED);
     vow_set_misuse_handler(NULL, NULL, NULL);
@@ -258,34 +210,34 @@ test_released_resolver_refused(void)
     vow_error_release(e);
     vow_value_release(v);
     vow_promise_release(p);
-    log_free(&log);
+    misuse_log_free(&log);
 }
 
 static void
 test_misuse_lines_routed_and_restored(void)
 {
-    line_log log;
-    log_init(&log);
-    vow_set_misuse_handler(log_line, &log, log_destroy);
+    misuse_log log;
+    misuse_log_init(&log);
+    vow_set_misuse_handler(misuse_log_line, &log, misuse_log_destroy);
     vow_value *v = vow_value_int(1);
     vow_promise *p = vow_promise_fulfilled(v);
 
     /* A handle of the wrong kind. */
     CHECK_EQ_INT(vow_value_kind((const vow_value *)p), VOW_KIND_INVALID);
-    CHECK_EQ_STR(last_line(&log), "vow: vow_value_kind: expected a vow_value, got a vow_promise");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_value_kind: expected a vow_value, got a vow_promise");
     CHECK_NULL(vow_then((vow_promise *)v, NULL, NULL, NULL, NULL));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_then: expected a vow_promise, got a vow_value");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_then: expected a vow_promise, got a vow_value");
     /* An unknown policy, printed signed. */
     track *t = track_new();
     CHECK_NULL(vow_catch_policy(p, (vow_policy)-1, noop_on_error, t, track_destroy));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_catch_policy: unknown policy -1");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_catch_policy: unknown policy -1");
     CHECK_EQ_INT(atomic_load(&t->destroyed), 1);
     track *t2 = track_new();
     CHECK_NULL(vow_catch_policy_on(vow_dispatcher_inline(), p, (vow_policy)7, noop_on_error, t2, track_destroy));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_catch_policy_on: unknown policy 7");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_catch_policy_on: unknown policy 7");
     /* A malformed signature. */
     CHECK_NULL(vow_then_call(p, "q(", (vow_fnptr)noop_on_error, NULL, NULL));
-    CHECK(strncmp(last_line(&log), "vow: vow_then_call: malformed signature \"q(\": ", 44) == 0);
+    CHECK(strncmp(misuse_log_last(&log), "vow: vow_then_call: malformed signature \"q(\": ", 44) == 0);
     /* A plain NULL is silent. */
     int before = log.count;
     CHECK_NULL(vow_value_get_string(NULL));
@@ -306,7 +258,7 @@ test_misuse_lines_routed_and_restored(void)
 
     vow_promise_release(p);
     vow_value_release(v);
-    log_free(&log);
+    misuse_log_free(&log);
 }
 
 static void
@@ -319,9 +271,9 @@ ignore_line(void *ctx, const char *line)
 static void
 test_misuse_lines_silenced(void)
 {
-    line_log log; /* only its destroy counter */
-    log_init(&log);
-    vow_set_misuse_handler(ignore_line, &log, log_destroy);
+    misuse_log log; /* only its destroy counter */
+    misuse_log_init(&log);
+    vow_set_misuse_handler(ignore_line, &log, misuse_log_destroy);
     vow_value *v = vow_value_int(1);
     stderr_capture cap;
     capture_stderr_begin(&cap);
@@ -331,17 +283,17 @@ test_misuse_lines_silenced(void)
     CHECK_EQ_STR(text, "");
     free(text);
     /* Replacing runs the previous destroy once. */
-    line_log other;
-    log_init(&other);
-    vow_set_misuse_handler(log_line, &other, log_destroy);
+    misuse_log other;
+    misuse_log_init(&other);
+    vow_set_misuse_handler(misuse_log_line, &other, misuse_log_destroy);
     CHECK_EQ_INT(atomic_load(&log.destroyed), 1);
     vow_value_kind((const vow_value *)NULL);
     vow_set_misuse_handler(NULL, NULL, NULL);
     CHECK_EQ_INT(atomic_load(&other.destroyed), 1);
     CHECK_EQ_INT(atomic_load(&log.destroyed), 1);
     vow_value_release(v);
-    log_free(&log);
-    log_free(&other);
+    misuse_log_free(&log);
+    misuse_log_free(&other);
 }
 
 /* Four threads misuse the library while a fifth swaps the handler: no crash, every
@@ -539,9 +491,9 @@ test_default_dispatcher_survives_concurrent_replacement(void)
 static void
 test_counted_handles_refuse_other_kinds(void)
 {
-    line_log log;
-    log_init(&log);
-    vow_set_misuse_handler(log_line, &log, log_destroy);
+    misuse_log log;
+    misuse_log_init(&log);
+    vow_set_misuse_handler(misuse_log_line, &log, misuse_log_destroy);
     vow_value *v = vow_value_int(7);
     vow_error *e = vow_error_new("test", 3, "three");
     vow_promise *p = vow_promise_fulfilled(v);
@@ -556,17 +508,17 @@ test_counted_handles_refuse_other_kinds(void)
     CHECK_EQ_INT(log.count, 0);
 
     CHECK_NULL(vow_promise_retain((vow_promise *)v));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_promise_retain: expected a vow_promise, got a vow_value");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_promise_retain: expected a vow_promise, got a vow_value");
     vow_promise_release((vow_promise *)e);
-    CHECK_EQ_STR(last_line(&log), "vow: vow_promise_release: expected a vow_promise, got a vow_error");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_promise_release: expected a vow_promise, got a vow_error");
     CHECK_NULL(vow_value_retain((const vow_value *)e));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_value_retain: expected a vow_value, got a vow_error");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_value_retain: expected a vow_value, got a vow_error");
     vow_value_release((const vow_value *)p);
-    CHECK_EQ_STR(last_line(&log), "vow: vow_value_release: expected a vow_value, got a vow_promise");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_value_release: expected a vow_value, got a vow_promise");
     CHECK_NULL(vow_error_retain((const vow_error *)p));
-    CHECK_EQ_STR(last_line(&log), "vow: vow_error_retain: expected a vow_error, got a vow_promise");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_error_retain: expected a vow_error, got a vow_promise");
     vow_error_release((const vow_error *)v);
-    CHECK_EQ_STR(last_line(&log), "vow: vow_error_release: expected a vow_error, got a vow_value");
+    CHECK_EQ_STR(misuse_log_last(&log), "vow: vow_error_release: expected a vow_error, got a vow_value");
     CHECK_EQ_INT(log.count, 6);
 
     /* Nothing was counted by the refused calls: each object is still alive and whole. */
@@ -580,7 +532,7 @@ test_counted_handles_refuse_other_kinds(void)
     vow_promise_release(p);
     vow_error_release(e);
     vow_value_release(v);
-    log_free(&log);
+    misuse_log_free(&log);
 }
 
 TEST_MAIN_BEGIN("test_edges")

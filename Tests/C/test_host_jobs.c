@@ -13,52 +13,19 @@
 
 /* ---- misuse lines ---------------------------------------------------------------------- */
 
-#define MAX_LINES 16
-
-typedef struct line_log {
-    pthread_mutex_t lock;
-    char *lines[MAX_LINES];
-    int count;
-} line_log;
-
+/* The log (test_support.h) as the misuse handler for one test. */
 static void
-log_line(void *ctx, const char *line)
+log_begin(misuse_log *log)
 {
-    line_log *log = ctx;
-    pthread_mutex_lock(&log->lock);
-    if (log->count < MAX_LINES) log->lines[log->count] = strdup(line);
-    log->count++;
-    pthread_mutex_unlock(&log->lock);
+    misuse_log_init(log);
+    vow_set_misuse_handler(misuse_log_line, log, NULL);
 }
 
+/* Lines go back to standard error; the log keeps what it got until misuse_log_free. */
 static void
-log_begin(line_log *log)
+log_end(void)
 {
-    memset(log, 0, sizeof *log);
-    pthread_mutex_init(&log->lock, NULL);
-    vow_set_misuse_handler(log_line, log, NULL);
-}
-
-/* Lines go back to standard error; the log keeps what it got until log_free. */
-static void
-log_end(line_log *log)
-{
-    (void)log;
     vow_set_misuse_handler(NULL, NULL, NULL);
-}
-
-static void
-log_free(line_log *log)
-{
-    int n = log->count < MAX_LINES ? log->count : MAX_LINES;
-    for (int i = 0; i < n; i++) free(log->lines[i]);
-    pthread_mutex_destroy(&log->lock);
-}
-
-static const char *
-line_at(line_log *log, int i)
-{
-    return i < log->count && i < MAX_LINES ? log->lines[i] : "";
 }
 
 /* ---- the host's queue, one job at a time ------------------------------------------------ */
@@ -102,15 +69,15 @@ test_link_job_run_twice_is_refused(void)
     /* The finished job let go of the dispatcher: its destroy ran, once. */
     CHECK_EQ_INT(atomic_load(&q->destroyed), 1);
 
-    line_log log;
+    misuse_log log;
     log_begin(&log);
     job.run(job.job);
     vow_job_drop(job.job);
-    log_end(&log);
+    log_end();
     CHECK_EQ_INT(log.count, 2);
-    CHECK_EQ_STR(line_at(&log, 0), "vow: run(job): expected a job, got a released handle");
-    CHECK_EQ_STR(line_at(&log, 1), "vow: vow_job_drop: expected a job, got a released handle");
-    log_free(&log);
+    CHECK_EQ_STR(misuse_log_at(&log, 0), "vow: run(job): expected a job, got a released handle");
+    CHECK_EQ_STR(misuse_log_at(&log, 1), "vow: vow_job_drop: expected a job, got a released handle");
+    misuse_log_free(&log);
     /* Nothing else happened: the callback did not run again, the promise is as it was. */
     CHECK_EQ_INT(track_calls(t), 1);
     CHECK_EQ_INT(vow_promise_state(dp), VOW_FULFILLED);
@@ -147,15 +114,15 @@ test_link_job_dropped_twice_is_refused(void)
     vow_error_release(e);
     CHECK_DESTROYED_ONCE(t);
 
-    line_log log;
+    misuse_log log;
     log_begin(&log);
     vow_job_drop(job.job);
     job.run(job.job);
-    log_end(&log);
+    log_end();
     CHECK_EQ_INT(log.count, 2);
-    CHECK_EQ_STR(line_at(&log, 0), "vow: vow_job_drop: expected a job, got a released handle");
-    CHECK_EQ_STR(line_at(&log, 1), "vow: run(job): expected a job, got a released handle");
-    log_free(&log);
+    CHECK_EQ_STR(misuse_log_at(&log, 0), "vow: vow_job_drop: expected a job, got a released handle");
+    CHECK_EQ_STR(misuse_log_at(&log, 1), "vow: run(job): expected a job, got a released handle");
+    misuse_log_free(&log);
     CHECK_EQ_INT(track_calls(t), 0);
     CHECK_EQ_INT(vow_promise_state(p), VOW_REJECTED);
 
@@ -190,7 +157,7 @@ test_promise_and_stray_pointer_are_no_job(void)
     _Alignas(16) unsigned char stray[64];
     memset(stray, 0x5a, sizeof stray);
 
-    line_log log;
+    misuse_log log;
     log_begin(&log);
     job.run(pending);
     vow_job_drop(pending);
@@ -198,15 +165,15 @@ test_promise_and_stray_pointer_are_no_job(void)
     vow_job_drop(on_queue);
     job.run(stray);
     vow_job_drop(stray);
-    log_end(&log);
+    log_end();
     CHECK_EQ_INT(log.count, 6);
-    CHECK_EQ_STR(line_at(&log, 0), "vow: run(job): expected a job, got a vow_promise");
-    CHECK_EQ_STR(line_at(&log, 1), "vow: vow_job_drop: expected a job, got a vow_promise");
-    CHECK_EQ_STR(line_at(&log, 2), "vow: run(job): expected a job, got a vow_promise");
-    CHECK_EQ_STR(line_at(&log, 3), "vow: vow_job_drop: expected a job, got a vow_promise");
-    CHECK_EQ_STR(line_at(&log, 4), "vow: run(job): expected a job, got a pointer that is not a vow handle");
-    CHECK_EQ_STR(line_at(&log, 5), "vow: vow_job_drop: expected a job, got a pointer that is not a vow handle");
-    log_free(&log);
+    CHECK_EQ_STR(misuse_log_at(&log, 0), "vow: run(job): expected a job, got a vow_promise");
+    CHECK_EQ_STR(misuse_log_at(&log, 1), "vow: vow_job_drop: expected a job, got a vow_promise");
+    CHECK_EQ_STR(misuse_log_at(&log, 2), "vow: run(job): expected a job, got a vow_promise");
+    CHECK_EQ_STR(misuse_log_at(&log, 3), "vow: vow_job_drop: expected a job, got a vow_promise");
+    CHECK_EQ_STR(misuse_log_at(&log, 4), "vow: run(job): expected a job, got a pointer that is not a vow handle");
+    CHECK_EQ_STR(misuse_log_at(&log, 5), "vow: vow_job_drop: expected a job, got a pointer that is not a vow handle");
+    misuse_log_free(&log);
     /* The promises are as they were: the pending one still settles, and only once. */
     CHECK_EQ_INT(vow_promise_state(pending), VOW_PENDING);
     CHECK_EQ_INT(vow_resolver_fulfill(r, v), VOW_OK);
@@ -297,12 +264,12 @@ test_link_cancelled_while_queued(void)
     CHECK_DESTROYED_ONCE(t);
     vow_dispatcher_release(d);
     CHECK_EQ_INT(atomic_load(&q->destroyed), 0);
-    line_log log;
+    misuse_log log;
     log_begin(&log);
     CHECK_EQ_INT(host_drain(q), 1);
-    log_end(&log);
+    log_end();
     CHECK_EQ_INT(log.count, 0);
-    log_free(&log);
+    misuse_log_free(&log);
     CHECK_EQ_INT(track_calls(t), 0);
     CHECK_EQ_INT(atomic_load(&q->destroyed), 1);
     vow_promise_release(p);

@@ -748,6 +748,66 @@ unhandled_count_matching(const char *domain, int64_t code)
 }
 
 /* ======================================================================
+ * Misuse lines: a log for vow_set_misuse_handler
+ * ====================================================================== */
+
+/* What the library's misuse handler wrote: the first MISUSE_LOG_MAX lines (malloc'ed, freed
+   by misuse_log_free), how many in all, and how many times the handler's destroy ran.
+   Any thread may write to it (the lock). */
+#define MISUSE_LOG_MAX 64
+typedef struct misuse_log {
+    pthread_mutex_t lock;
+    char *lines[MISUSE_LOG_MAX];
+    int count;
+    atomic_int destroyed;
+} misuse_log;
+
+/* The handler: vow_set_misuse_handler(misuse_log_line, &log, misuse_log_destroy). */
+static inline void
+misuse_log_line(void *ctx, const char *line)
+{
+    misuse_log *log = ctx;
+    pthread_mutex_lock(&log->lock);
+    if (log->count < MISUSE_LOG_MAX) log->lines[log->count] = strdup(line);
+    log->count++;
+    pthread_mutex_unlock(&log->lock);
+}
+
+static inline void
+misuse_log_destroy(void *ctx)
+{
+    atomic_fetch_add(&((misuse_log *)ctx)->destroyed, 1);
+}
+
+static inline void
+misuse_log_init(misuse_log *log)
+{
+    memset(log, 0, sizeof *log);
+    pthread_mutex_init(&log->lock, NULL);
+}
+
+static inline void
+misuse_log_free(misuse_log *log)
+{
+    int n = log->count < MISUSE_LOG_MAX ? log->count : MISUSE_LOG_MAX;
+    for (int i = 0; i < n; i++) free(log->lines[i]);
+    pthread_mutex_destroy(&log->lock);
+}
+
+/* Line i of the log, "" when there is none. */
+static inline const char *
+misuse_log_at(misuse_log *log, int i)
+{
+    return i >= 0 && i < log->count && i < MISUSE_LOG_MAX ? log->lines[i] : "";
+}
+
+static inline const char *
+misuse_log_last(misuse_log *log)
+{
+    return misuse_log_at(log, log->count - 1);
+}
+
+/* ======================================================================
  * Program skeleton
  * ====================================================================== */
 
