@@ -306,6 +306,47 @@ test_list_value(void)
     vow_value_release(s);
 }
 
+/* A list that holds the last reference to its items frees them when it goes: a list of
+   plain items (released in place) and a list that holds a list (released through the
+   library's loop for nested values) alike, each destroy once, on the releasing thread. */
+static void
+test_list_frees_its_items(void)
+{
+    payload first = {0}, second = {0}, inner_payload = {0};
+    vow_value *p1 = vow_value_pointer(&first, payload_destroy);
+    vow_value *n = vow_value_int(3);
+    vow_value *s = vow_value_string("three");
+    vow_value *p2 = vow_value_pointer(&second, payload_destroy);
+    const vow_value *flat_items[4] = {p1, n, s, p2};
+    vow_value *flat = vow_value_list(flat_items, 4);
+    REQUIRE(flat != NULL);
+    vow_value_release(p1);
+    vow_value_release(n);
+    vow_value_release(s);
+    vow_value_release(p2);
+    CHECK_EQ_INT(atomic_load(&first.destroyed), 0);
+    vow_value_release(flat);
+    CHECK_EQ_INT(atomic_load(&first.destroyed), 1);
+    CHECK_EQ_INT(atomic_load(&second.destroyed), 1);
+    CHECK(pthread_equal(first.destroyed_on, pthread_self()));
+
+    vow_value *p3 = vow_value_pointer(&inner_payload, payload_destroy);
+    const vow_value *inner_items[1] = {p3};
+    vow_value *inner = vow_value_list(inner_items, 1);
+    vow_value_release(p3);
+    vow_value *n2 = vow_value_int(4);
+    const vow_value *outer_items[2] = {n2, inner};
+    vow_value *outer = vow_value_list(outer_items, 2);
+    vow_value_release(n2);
+    vow_value_release(inner);
+    REQUIRE(outer != NULL);
+    CHECK_EQ_INT(vow_value_kind(vow_value_at(outer, 1)), VOW_KIND_LIST);
+    CHECK_EQ_INT(atomic_load(&inner_payload.destroyed), 0);
+    vow_value_release(outer);
+    CHECK_EQ_INT(atomic_load(&inner_payload.destroyed), 1);
+    CHECK(pthread_equal(inner_payload.destroyed_on, pthread_self()));
+}
+
 static void
 test_promise_value(void)
 {
@@ -482,6 +523,7 @@ TEST_MAIN_BEGIN("test_values")
     RUN_TEST(test_pointer_value_destroy_once);
     RUN_TEST(test_pointer_destroy_on_releasing_thread);
     RUN_TEST(test_list_value);
+    RUN_TEST(test_list_frees_its_items);
     RUN_TEST(test_promise_value);
     RUN_TEST(test_error_value);
     RUN_TEST(test_thenable_value);

@@ -81,7 +81,7 @@ func vowface_value_thenable(_ cls: UnsafePointer<vow_thenable_class>?, _ object:
 
 @c @implementation
 func vowface_value_kind(_ v: OpaquePointer?) -> vow_kind {
-    handle(v, as: VowValue.self, in: "vow_value_kind")?.kind ?? VOW_KIND_INVALID
+    withHandle(v, .value, as: VowValue.self, in: "vow_value_kind", else: VOW_KIND_INVALID) { $0.kind }
 }
 
 @c @implementation
@@ -111,10 +111,15 @@ func vowface_value_get_double(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<D
 @inline(__always)
 private func getScalar<T>(_ v: OpaquePointer?, _ out: UnsafeMutablePointer<T>?, in function: StaticString,
                           _ read: (VowValue.Content) -> T?) -> Int32 {
-    guard let value = handle(v, as: VowValue.self, in: function), let out else { return VOW_EINVAL.rawValue }
-    guard let scalar = read(value.content) else { return VOW_ETYPE.rawValue }
-    out.pointee = scalar
-    return VOW_OK.rawValue
+    guard let out else {
+        _ = unmanagedHandle(v, .value, as: VowValue.self, in: function)  // the bad handle's line first
+        return VOW_EINVAL.rawValue
+    }
+    return withHandle(v, .value, as: VowValue.self, in: function, else: VOW_EINVAL.rawValue) { value in
+        guard let scalar = read(value.content) else { return VOW_ETYPE.rawValue }
+        out.pointee = scalar
+        return VOW_OK.rawValue
+    }
 }
 
 @c @implementation
@@ -144,8 +149,10 @@ func vowface_value_count(_ v: OpaquePointer?) -> Int {
 
 @c @implementation
 func vowface_value_at(_ v: OpaquePointer?, _ i: Int) -> OpaquePointer? {
-    guard let items = handle(v, as: VowValue.self, in: "vow_value_at")?.listElements, i >= 0, i < items.count else { return nil }
-    return items[i].borrowedHandle
+    withHandle(v, .value, as: VowValue.self, in: "vow_value_at", else: nil) { value in
+        guard case .list(let items) = value.content, i >= 0, i < items.count else { return nil }
+        return items[i].borrowedHandle
+    }
 }
 
 @c @implementation
@@ -179,6 +186,5 @@ func vowface_value_get_error(_ v: OpaquePointer?) -> OpaquePointer? {
 @inline(__always)
 private func readContent<R>(_ v: OpaquePointer?, in function: StaticString,
                             _ read: (VowValue.Content) -> R?) -> R? {
-    guard let value = handle(v, as: VowValue.self, in: function) else { return nil }
-    return read(value.content)
+    withHandle(v, .value, as: VowValue.self, in: function, else: nil) { read($0.content) }
 }

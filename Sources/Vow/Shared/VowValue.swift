@@ -70,6 +70,12 @@ final class VowValue: HandleObject, @unchecked Sendable {
     /// `content`).
     let mayHoldPromises: Bool
 
+    /// The C kind (`vow_kind`'s raw value), fixed at creation: `kind` and `deinit` read this
+    /// byte instead of switching over `content` (each switch over a class's enum property
+    /// copies it: an outlined copy and destroy, some 50 instructions). It sits in the
+    /// padding before `cBuffer`: the object is no larger.
+    private let kindCode: Int8
+
     /// The C copy of a STRING (NUL-terminated) or BYTES value; nil for other kinds and
     /// for empty bytes.
     private let cBuffer: UnsafeMutableRawPointer?
@@ -82,23 +88,37 @@ final class VowValue: HandleObject, @unchecked Sendable {
         var procedure = false
         var holds = false
         var buffer: UnsafeMutableRawPointer?
+        let kind: vow_kind
         switch content {
-        case .promise:
-            procedure = true
-            holds = true
-        case .thenable:
-            procedure = true
-        case .list, .error:
-            holds = true
+        case .null: kind = VOW_KIND_NULL
+        case .bool: kind = VOW_KIND_BOOL
+        case .int: kind = VOW_KIND_INT
+        case .double: kind = VOW_KIND_DOUBLE
         case .string(let text):
+            kind = VOW_KIND_STRING
             buffer = VowValue.cCopy(of: text)
         case .bytes(let bytes):
+            kind = VOW_KIND_BYTES
             buffer = VowValue.cCopy(of: bytes)
-        default:
-            break
+        case .pointer: kind = VOW_KIND_POINTER
+        case .list:
+            kind = VOW_KIND_LIST
+            holds = true
+        case .promise:
+            kind = VOW_KIND_PROMISE
+            procedure = true
+            holds = true
+        case .error:
+            kind = VOW_KIND_ERROR
+            holds = true
+        case .thenable:
+            kind = VOW_KIND_THENABLE
+            procedure = true
+        case .swift: kind = VOW_KIND_SWIFT
         }
         needsProcedure = procedure
         mayHoldPromises = holds
+        kindCode = Int8(truncatingIfNeeded: kind.rawValue)
         cBuffer = buffer
         self.content = content
         super.init(tag: .value)
@@ -127,17 +147,28 @@ final class VowValue: HandleObject, @unchecked Sendable {
 
     deinit {
         free(cBuffer)
-        switch content {
-        case .pointer(let pointer, let destroy?):
-            destroy(pointer)
-        case .thenable(_, let object, let destroy?):
-            destroy(object)
-        case .list, .promise, .error:
+        switch kind {
+        case VOW_KIND_POINTER, VOW_KIND_THENABLE:
+            switch content {
+            case .pointer(let pointer, let destroy?):
+                destroy(pointer)
+            case .thenable(_, let object, let destroy?):
+                destroy(object)
+            default:
+                break
+            }
+        case VOW_KIND_LIST:
+            // A list of values that hold nothing (no LIST, PROMISE or ERROR inside) is one
+            // level deep: released here, each element's deinit is flat. Anything deeper
+            // goes to the loop, as below.
+            if case .list(let items) = content, !items.contains(where: { $0.mayHoldPromises }) { break }
+            NestedRelease.dispose(&content)
+        case VOW_KIND_PROMISE, VOW_KIND_ERROR:
             // What these hold may hold values again, a million levels deep: handed to a
             // loop instead of being released here (which would recurse).
             NestedRelease.dispose(&content)
         default:
-            break
+            break  // a scalar, a STRING, BYTES or a Swift value: freed with `content`
         }
     }
 
@@ -162,28 +193,10 @@ final class VowValue: HandleObject, @unchecked Sendable {
 
     // MARK: Reading
 
-    /// The C kind of this value.
-    var kind: vow_kind {
-        switch content {
-        case .null: return VOW_KIND_NULL
-        case .bool: return VOW_KIND_BOOL
-        case .int: return VOW_KIND_INT
-        case .double: return VOW_KIND_DOUBLE
-        case .string: return VOW_KIND_STRING
-        case .bytes: return VOW_KIND_BYTES
-        case .pointer: return VOW_KIND_POINTER
-        case .list: return VOW_KIND_LIST
-        case .promise: return VOW_KIND_PROMISE
-        case .error: return VOW_KIND_ERROR
-        case .thenable: return VOW_KIND_THENABLE
-        case .swift: return VOW_KIND_SWIFT
-        }
-    }
+    /// The C kind of this value (one load).
+    var kind: vow_kind { vow_kind(rawValue: Int32(kindCode)) }
 
-    var isNull: Bool {
-        if case .null = content { return true }
-        return false
-    }
+    var isNull: Bool { kindCode == Int8(VOW_KIND_NULL.rawValue) }
 
     /// A STRING's text as NUL-terminated UTF-8: borrowed, valid as long as this value
     /// lives. nil for other kinds.
