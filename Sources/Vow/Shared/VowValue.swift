@@ -158,10 +158,11 @@ final class VowValue: HandleObject, @unchecked Sendable {
                 break
             }
         case VOW_KIND_LIST:
-            // A list of values that hold nothing (no LIST, PROMISE or ERROR inside) is one
-            // level deep: released here, each element's deinit is flat. Anything deeper
-            // goes to the loop, as below.
-            if case .list(let items) = content, !items.contains(where: { $0.mayHoldPromises }) { break }
+            // A short list of values that hold nothing (no LIST, PROMISE or ERROR inside) is
+            // one level deep: released here, each element's deinit is flat. Anything deeper,
+            // and a long list (not scanned twice), goes to the loop, as below.
+            if case .list(let items) = content, items.count <= VowValue.flatListLimit,
+               !items.contains(where: { $0.mayHoldPromises }) { break }
             NestedRelease.dispose(&content)
         case VOW_KIND_PROMISE, VOW_KIND_ERROR:
             // What these hold may hold values again, a million levels deep: handed to a
@@ -171,6 +172,9 @@ final class VowValue: HandleObject, @unchecked Sendable {
             break  // a scalar, a STRING, BYTES or a Swift value: freed with `content`
         }
     }
+
+    /// The longest list `deinit` scans for nested values before releasing it in place.
+    private static let flatListLimit = 16
 
     /// The NULL value the library itself hands out (a callback that set nothing, a timer
     /// that fired, Swift's `nil` and `()`). Immutable and shared; it lives as long as the
