@@ -855,7 +855,9 @@ vow_result_throw(vow_result *VOW_NULLABLE out, const vow_error *VOW_NULLABLE e);
  * outcome is not changed. p may be a promise of the same chain: a p that
  * leads back to the derived promise (through a chain, or through any input
  * of a combinator on the way: vow_when, vow_join, vow_race, vow_any, a
- * bounded combinator's inputs) rejects it with VOW_ERROR_CYCLE. Callback's
+ * bounded combinator's inputs) rejects it with VOW_ERROR_CYCLE, also when
+ * another thread closes the cycle at the same moment (two callbacks adopting
+ * each other's promises: both end rejected, as one after the other). Callback's
  * thread.
  */
 VOW_EXTERN void

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Adoption: a promise that follows another (Promises/A+ 2.3.2: resolving with a promise,
 /// a link whose body returned a promise, a resolver that adopted one).
 ///
@@ -47,6 +49,7 @@ extension Core {
     /// Collapses the chain when every registration on this promise is an adopter (see
     /// above).
     @usableFromInline package final func follow(_ source: Core) {
+        let epoch = AdoptionEpoch.current
         if source === self || source.waits(on: self) {
             reject(EngineError.cycle)
             return
@@ -68,11 +71,24 @@ extension Core {
             let adopters = takeHandlers()
             unlock(flags)
             withExtendedLifetime(previous) {}
+            if AdoptionEpoch.closedCycle(following: source, from: self, since: epoch) {
+                // Not forwarded after all: the adopters hear the cycle error from here.
+                var flags = lock()
+                flags.remove(.forwarded)
+                unlock(flags)
+                reject(EngineError.cycle)
+                adopters.scheduleAll(after: self)
+                return
+            }
             handOver(adopters, to: source)
             return
         }
         unlock(flags)
         withExtendedLifetime(previous) {}
+        if AdoptionEpoch.closedCycle(following: source, from: self, since: epoch) {
+            reject(EngineError.cycle)
+            return
+        }
         source.attach(self)
     }
 
@@ -378,4 +394,32 @@ final class WaitGraph {
 protocol ProducerInputs: AnyObject {
     /// The promises the producer made and waits on now, read under the producer's lock.
     var inputsMade: [Core] { get }
+}
+
+/// Cycles that two threads close at once. `follow` checks for a cycle before it publishes
+/// its new upstream, so two promises that adopt each other on two threads at the same
+/// time could each pass the check and end up waiting on each other forever. Every follow
+/// of a pending source counts itself here after publishing its upstream (one atomic
+/// add); a follow that finds the count moved since it started its check (another follow
+/// published meanwhile) walks again, now that both upstreams are visible, and rejects
+/// with the cycle error if it closed one. Of two follows that close a cycle together, the
+/// one that counts last always sees the other: either its count moved, or the other
+/// published before it checked (the count's release and acquire order the upstream
+/// words). Without another follow in flight, the price is the add.
+enum AdoptionEpoch {
+    /// How many follows of a pending source published their upstream.
+    private static let published = Atomic<UInt>(0)
+
+    /// Read before a follow's first check.
+    @inline(__always)
+    static var current: UInt { published.load(ordering: .acquiring) }
+
+    /// Counts a follow of `source` by `follower` that published its upstream, and tells
+    /// whether it closed a cycle that the first check (made at `epoch`) could not see.
+    @inline(__always)
+    static func closedCycle(following source: Core, from follower: Core, since epoch: UInt) -> Bool {
+        guard !source.flags.contains(.settled) else { return false }  // a settled source waits on nothing
+        let before = published.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
+        return before != epoch && source.waits(on: follower)
+    }
 }

@@ -347,6 +347,60 @@ struct RaceTests {
         #expect(dispatcher.submitted == 0)
         #expect(dispatcher.drain() == 0)
     }
+
+    /// Two promises whose bodies return each other, run on two threads at once: each
+    /// checks for a cycle before it adopts, and neither sees one yet. Before the fix both
+    /// adopted and both stayed pending forever (about one round in 2,000); now the one that
+    /// publishes last sees the other and rejects, as when they adopt one after the other.
+    /// `withAdopters`: each is adopted by another promise, so each hands its adopter on
+    /// when it adopts (the collapsed chain of loops); those end with the cycle error too.
+    @Test("two promises adopting each other on two threads at once: both reject with the cycle error",
+          arguments: [false, true])
+    func adoptEachOtherAtOnce(withAdopters: Bool) throws {
+        final class Crossing: Sendable {
+            let a = Locked<Promise<Int>?>(nil)
+            let b = Locked<Promise<Int>?>(nil)
+            let together = SpinBarrier(parties: 2)
+        }
+        let rounds = Stress.iterations(5000)
+        let sources = (0..<rounds).map { _ in (Promise<Int>.pending(), Promise<Int>.pending()) }
+        var pairs: [(Promise<Int>, Promise<Int>, [Promise<Int>])] = []
+        for (sa, sb) in sources {
+            let crossing = Crossing()
+            let a = sa.promise.then(on: .inline) { _ -> Promise<Int> in
+                crossing.together.arriveAndWait()
+                return crossing.b.withLock { $0! }
+            }
+            let b = sb.promise.then(on: .inline) { _ -> Promise<Int> in
+                crossing.together.arriveAndWait()
+                return crossing.a.withLock { $0! }
+            }
+            crossing.a.withLock { $0 = a }
+            crossing.b.withLock { $0 = b }
+            var adopters: [Promise<Int>] = []
+            for promise in withAdopters ? [a, b] : [] {
+                let (follower, resolver) = Promise<Int>.pending()
+                resolver.resolve(promise)
+                adopters.append(follower)
+            }
+            pairs.append((a, b, adopters))
+        }
+        let barrier = SpinBarrier(parties: 2)
+        try concurrently(2) { side in
+            for (sa, sb) in sources {
+                barrier.arriveAndWait()
+                if side == 0 { sa.resolver.fulfill(0) } else { sb.resolver.fulfill(0) }
+            }
+        }
+        var settled = 0
+        for (a, b, adopters) in pairs {
+            // A pair left waiting on each other never settles: one is enough to fail.
+            guard try [a, b].allSatisfy({ try vowCode(of: $0, within: 5) == .cycle }),
+                  try adopters.allSatisfy({ try vowCode(of: $0, within: 5) == .cycle }) else { break }
+            settled += 1
+        }
+        #expect(settled == rounds)
+    }
 }
 
 /// Runs `onDeinit` when it is freed (a body's capture, to act inside its disposal).
